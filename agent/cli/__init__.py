@@ -1,0 +1,1 @@
+"""The `gosling` command line: one module per command group."""

@@ -1,0 +1,39 @@
+"""The message vocabulary every other package speaks."""
+
+from conversation.content import (
+    Content,
+    ImageContent,
+    RedactedThinkingContent,
+    SystemNotification,
+    TextContent,
+    ThinkingContent,
+    ToolRequest,
+    ToolResponse,
+    ToolResultPart,
+    sanitize_text,
+)
+from conversation.conversation import Conversation
+from conversation.fix import fix_agent_view, fix_conversation, is_valid_agent_view
+from conversation.message import EffectiveRole, Message, MessageMetadata, Role, new_message_id
+
+__all__ = [
+    "Content",
+    "Conversation",
+    "EffectiveRole",
+    "ImageContent",
+    "Message",
+    "MessageMetadata",
+    "RedactedThinkingContent",
+    "Role",
+    "SystemNotification",
+    "TextContent",
+    "ThinkingContent",
+    "ToolRequest",
+    "ToolResponse",
+    "ToolResultPart",
+    "fix_agent_view",
+    "fix_conversation",
+    "is_valid_agent_view",
+    "new_message_id",
+    "sanitize_text",
+]
