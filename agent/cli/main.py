@@ -1,13 +1,40 @@
-"""Entry point of the `gosling` command. Keep imports here cheap: `--help` must start fast."""
+"""Entry point of the `gosling` command.
+
+Command groups live in their own modules and are imported only when invoked, so
+`gosling --help` and `gosling --version` stay fast (no SDK, no rich, no pydantic import).
+"""
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from agent.version import __version__
 
+# name -> ("module", "attribute", "one-line help"). Help text is here so --help imports nothing.
+COMMANDS: dict[str, tuple[str, str, str]] = {}
 
-@click.group(invoke_without_command=True)
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *super().list_commands(ctx)})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS:
+            module, attr, _ = COMMANDS[cmd_name]
+            command: click.Command = getattr(importlib.import_module(module), attr)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in sorted(COMMANDS)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, invoke_without_command=True)
 @click.version_option(__version__, prog_name="gosling")
 @click.pass_context
 def cli(ctx: click.Context) -> None:

@@ -1,0 +1,47 @@
+"""Guard rails for every test: a private GOSLING_HOME and no network beyond loopback."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_real_connect = socket.socket.connect
+
+
+def _is_loopback(address: Any) -> bool:
+    if isinstance(address, str | bytes):  # AF_UNIX path
+        return True
+    host = address[0]
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _guarded_connect(self: socket.socket, address: Any) -> None:
+    if not _is_loopback(address):
+        raise RuntimeError(f"tests may not touch the network (tried to connect to {address!r})")
+    _real_connect(self, address)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("gosling_home")
+    monkeypatch.setenv("GOSLING_HOME", str(home))
+    monkeypatch.setenv("GOSLING_TESTING", "1")
+    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OLLAMA_HOST"):
+        monkeypatch.delenv(var, raising=False)
+    for var in list(__import__("os").environ):
+        if var.startswith("GOSLING_") and var not in ("GOSLING_HOME", "GOSLING_TESTING"):
+            monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+    yield home
