@@ -1,1 +1,1 @@
-"""context_mgmt package."""
+"""Context management: token counting, compaction, tool-pair summaries, masking, MOIM."""

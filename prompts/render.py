@@ -1,0 +1,92 @@
+"""Render prompt templates: built-in `.md` files, each overridable by a user file of the same
+name in `<config dir>/prompts/`."""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from prompts.locations import user_dirs
+
+if TYPE_CHECKING:
+    import jinja2
+
+BUILTIN_DIR = Path(__file__).resolve().parent / "templates"
+_BACKTICK_RUN = re.compile("`+")
+
+
+class PromptError(Exception):
+    """A template is missing, broken, or was rendered without a variable it needs."""
+
+
+def code_fence(text: str) -> str:
+    """Fence `text` with more backticks than its longest backtick run (at least three)."""
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
+    fence = "`" * max(longest + 1, 3)
+    return f"{fence}\n{text.rstrip(chr(10))}\n{fence}"
+
+
+def override_dir() -> Path:
+    """Where user overrides live: `<config dir>/prompts/`."""
+    return user_dirs().config / "prompts"
+
+
+def template_path(name: str) -> Path:
+    """The file that `render(name)` would use: the user's override if present, else built-in."""
+    filename = name if name.endswith(".md") else f"{name}.md"
+    if os.sep in filename or "/" in filename:
+        raise PromptError(f"prompt name {name!r} must be a plain file name like 'system.md'")
+    user_file = override_dir() / filename
+    if user_file.is_file():
+        return user_file
+    builtin = BUILTIN_DIR / filename
+    if not builtin.is_file():
+        raise PromptError(f"no prompt template named {filename!r} (looked in {BUILTIN_DIR})")
+    return builtin
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    import jinja2
+
+    env = jinja2.Environment(
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+        keep_trailing_newline=False,
+    )
+    env.filters["code_fence"] = code_fence
+    return env
+
+
+@cache
+def _compile(path: Path, mtime_ns: int) -> jinja2.Template:
+    import jinja2
+
+    try:
+        source = path.read_text(encoding="utf-8")
+        return _environment().from_string(source)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PromptError(f"cannot read prompt template {path}: {exc}") from exc
+    except jinja2.TemplateSyntaxError as exc:
+        raise PromptError(
+            f"prompt template {path} line {exc.lineno}: {exc.message}; fix or delete the file"
+        ) from exc
+
+
+def render(name: str, **context: Any) -> str:
+    """Render the template `name` with `context`; the result is stripped of outer whitespace."""
+    import jinja2
+
+    path = template_path(name)
+    template = _compile(path, path.stat().st_mtime_ns)
+    try:
+        return template.render(**context).strip()
+    except jinja2.UndefinedError as exc:
+        raise PromptError(f"prompt template {path}: {exc.message}") from exc
+    except jinja2.TemplateError as exc:
+        raise PromptError(f"prompt template {path}: {exc}") from exc
