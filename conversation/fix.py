@@ -141,6 +141,9 @@ def fix_tool_calling(messages: list[Message]) -> tuple[list[Message], list[str]]
                 if isinstance(part, ToolRequest):
                     pending.add(part.id)
             kept.append(part)
+        if msg.role == "assistant":
+            # Only the user messages before the next assistant message may answer these.
+            pending = {p.id for p in kept if isinstance(p, ToolRequest)}
         first_pass.append(msg if len(kept) == len(msg.content) else msg.with_content(kept))
 
     out: list[Message] = []
@@ -160,6 +163,47 @@ def fix_tool_calling(messages: list[Message]) -> tuple[list[Message], list[str]]
         else:
             out.append(msg)
     return out, issues
+
+
+def tool_responses_first(messages: list[Message]) -> tuple[list[Message], list[str]]:
+    """Within a run of user messages, put every tool response ahead of other content, the way
+    providers require (tool results answer the assistant turn before anything else)."""
+    out: list[Message] = []
+    issues: list[str] = []
+    run: list[Message] = []
+    for msg in [*messages, None]:
+        if msg is not None and msg.role == "user":
+            run.append(msg)
+            continue
+        if run:
+            out.extend(_responses_first(run, issues))
+            run = []
+        if msg is not None:
+            out.append(msg)
+    return out, issues
+
+
+def _responses_first(run: list[Message], issues: list[str]) -> list[Message]:
+    seen_other = False
+    ordered = True
+    for msg in run:
+        for part in msg.content:
+            if isinstance(part, ToolResponse):
+                ordered = ordered and not seen_other
+            else:
+                seen_other = True
+    if ordered:
+        return run
+    issues.append("Moved tool responses ahead of user content")
+    responses = [p for m in run for p in m.content if isinstance(p, ToolResponse)]
+    others = [p for m in run for p in m.content if not isinstance(p, ToolResponse)]
+    holder = next(m for m in run if m.tool_responses)
+    rest = next((m for m in run if m is not holder), None)
+    rebuilt = [holder.with_content(responses)]
+    if others:
+        base = rest if rest is not None else Message(role="user", created=holder.created)
+        rebuilt.append(base.with_content(others))
+    return rebuilt
 
 
 def merge_consecutive_messages(messages: list[Message]) -> tuple[list[Message], list[str]]:
@@ -199,6 +243,7 @@ PROCESSORS: tuple[Processor, ...] = (
     remove_empty_messages,
     fix_empty_tool_results,
     fix_tool_calling,
+    tool_responses_first,
     merge_consecutive_messages,
     fix_lead_trail,
     populate_if_empty,
@@ -223,6 +268,7 @@ def is_valid_agent_view(messages: Sequence[Message]) -> bool:
             return False
         blank = True
         prev_text = False
+        seen_other = False
         for part in content:
             is_text = isinstance(part, TextContent)
             if isinstance(part, TextContent):
@@ -242,9 +288,11 @@ def is_valid_agent_view(messages: Sequence[Message]) -> bool:
             elif isinstance(part, ToolRequest | ThinkingContent | RedactedThinkingContent):
                 return False
             elif isinstance(part, ToolResponse):
-                if part.id not in pending or _tool_result_is_empty(part):
+                if seen_other or part.id not in pending or _tool_result_is_empty(part):
                     return False
                 pending.discard(part.id)
+            else:
+                seen_other = True
         if blank:
             return False
     return not pending

@@ -1,1 +1,34 @@
-"""hints package."""
+"""Hint files (AGENTS.md, .goosehints, ...): what the project and the user tell the agent.
+
+`load_hint_files` gives the global and project hints for a working directory;
+`collect_hints` gives the same with a report of every file used or refused;
+`SubdirectoryHintTracker` finds the hints of subdirectories that tool calls touch.
+"""
+
+from hints.gitignore import find_git_root
+from hints.imports import MAX_DEPTH, MAX_EXPANDED_OUTPUT_BYTES, MAX_REFERENCE_OPERATIONS
+from hints.loader import collect_hints, load_hint_files
+from hints.names import DEFAULT_FILENAMES, ENV_VAR, resolve_filenames
+from hints.reader import MAX_HINT_OUTPUT_BYTES
+from hints.report import HintReport, ImportedFile, LoadedHint, Refusal, RefusalReason
+from hints.tracker import SubdirectoryHintTracker, resolve_to_parent_dir
+
+__all__ = [
+    "DEFAULT_FILENAMES",
+    "ENV_VAR",
+    "MAX_DEPTH",
+    "MAX_EXPANDED_OUTPUT_BYTES",
+    "MAX_HINT_OUTPUT_BYTES",
+    "MAX_REFERENCE_OPERATIONS",
+    "HintReport",
+    "ImportedFile",
+    "LoadedHint",
+    "Refusal",
+    "RefusalReason",
+    "SubdirectoryHintTracker",
+    "collect_hints",
+    "find_git_root",
+    "load_hint_files",
+    "resolve_filenames",
+    "resolve_to_parent_dir",
+]

@@ -3,6 +3,6 @@
 `render(name, **context)` uses the user's `<config dir>/prompts/<name>` when it exists.
 """
 
-from prompts.render import PromptError, code_fence, override_dir, render, template_path
+from prompts.templating import PromptError, code_fence, override_dir, render, template_path
 
 __all__ = ["PromptError", "code_fence", "override_dir", "render", "template_path"]

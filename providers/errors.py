@@ -46,3 +46,16 @@ class ServerError(ProviderError):
 
 class RequestFailed(ProviderError):
     """The request itself was refused (4xx misuse); retrying will not help."""
+
+
+class ProviderConfigError(ProviderError):
+    """The provider cannot be built as configured (unknown name, missing base URL, a real
+    endpoint while testing). The message says what to change."""
+
+
+class MissingApiKey(AuthenticationFailed):
+    """No API key was found; `env_var` names the variable to set."""
+
+    def __init__(self, message: str, *, provider: str = "", env_var: str) -> None:
+        super().__init__(message, provider=provider)
+        self.env_var = env_var

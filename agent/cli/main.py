@@ -13,7 +13,14 @@ import click
 from agent.version import __version__
 
 # name -> ("module", "attribute", "one-line help"). Help text is here so --help imports nothing.
-COMMANDS: dict[str, tuple[str, str, str]] = {}
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "config": (
+        "agent.cli.config_cmd",
+        "config_group",
+        "Show the effective settings and their sources.",
+    ),
+    "hints": ("agent.cli.hints_cmd", "hints_command", "Show which hint files load for a directory."),
+}
 
 
 class LazyGroup(click.Group):

@@ -78,7 +78,7 @@ def _compile(path: Path, mtime_ns: int) -> jinja2.Template:
         ) from exc
 
 
-def render(name: str, **context: Any) -> str:
+def render(name: str, /, **context: Any) -> str:
     """Render the template `name` with `context`; the result is stripped of outer whitespace."""
     import jinja2
 

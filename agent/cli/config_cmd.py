@@ -1,0 +1,53 @@
+"""`gosling config`: show the effective settings and where each came from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.group("config")
+def config_group() -> None:
+    """Inspect gosling's settings."""
+
+
+@config_group.command("show")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object for scripts.")
+@click.option(
+    "--dir",
+    "working_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Working directory whose project config applies (default: the current one).",
+)
+def show(as_json: bool, working_dir: Path | None) -> None:
+    """Print every setting, its value and where it came from."""
+    from agent.config import ConfigError, load_settings
+    from prompts.locations import user_dirs
+
+    try:
+        loaded = load_settings(working_dir)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    values = loaded.settings.model_dump(mode="json")
+    if as_json:
+        payload = {k: {"value": v, "source": loaded.sources[k]} for k, v in values.items()}
+        click.echo(json.dumps(payload, indent=2))
+        return
+    dirs = user_dirs()
+    click.echo(f"config dir: {dirs.config}\ndata dir:   {dirs.data}\nstate dir:  {dirs.state}")
+    click.echo("files:      " + (", ".join(map(str, loaded.files)) or "(none)"))
+    click.echo()
+    width = max(map(len, values))
+    for key, value in values.items():
+        click.echo(f"{key:<{width}}  {json.dumps(value)}  [{loaded.sources[key]}]")
+
+
+@config_group.command("path")
+def path() -> None:
+    """Print the path of the user config file."""
+    from prompts.locations import user_dirs
+
+    click.echo(str(user_dirs().config / "config.toml"))

@@ -1,0 +1,112 @@
+"""`gosling hints [DIR]`: exactly which hint files the agent would load for a directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from hints import HintReport
+
+
+@click.command("hints")
+@click.argument(
+    "directory",
+    required=False,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+)
+@click.option("--content", is_flag=True, help="Also print the hint text the model would see.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object for scripts.")
+def hints_command(directory: Path | None, content: bool, as_json: bool) -> None:
+    """Show the hint files loaded for DIRECTORY (default: the current one): their paths and
+    sizes, the @file imports they pull in, what was refused and why, and the budget used."""
+    from agent.config import ConfigError, load_settings
+    from hints import collect_hints
+
+    working_dir = (directory or Path.cwd()).resolve()
+    try:
+        names = load_settings(working_dir).settings.context_file_names
+        report = collect_hints(working_dir, names)
+    except (ConfigError, ValueError, OSError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps(report_as_dict(report), indent=2))
+        return
+    click.echo(format_report(report))
+    if content:
+        click.echo("\n" + (report.text or "(no hint text)"))
+
+
+def format_report(report: HintReport) -> str:
+    """The report as plain lines for a terminal."""
+    git_root = str(report.git_root) if report.git_root else "(none: only the working dir)"
+    lines = [
+        f"working dir: {report.working_dir}",
+        f"git root:    {git_root}",
+        f"file names:  {', '.join(report.filenames) or '(none)'}",
+        f"global dir:  {report.global_dir}",
+        "",
+    ]
+    if report.loaded:
+        lines.append("loaded:")
+        for hint in report.loaded:
+            lines.append(
+                f"  {hint.scope:<8} {hint.path}  {hint.size_bytes:,} bytes"
+                + (f" ({hint.output_bytes:,} with imports)" if hint.imports else "")
+            )
+            for item in hint.imports:
+                indent = "    " * item.depth
+                lines.append(f"  {indent}+ @{item.ref} -> {item.path}  {item.size_bytes:,} bytes")
+    else:
+        lines.append("loaded: no hint files found")
+    if report.refused:
+        lines.append("refused:")
+        lines.extend(f"  {refusal.describe()}" for refusal in report.refused)
+    share = report.budget_used / report.budget_bytes if report.budget_bytes else 0.0
+    lines.append(
+        f"budget: {report.budget_used:,} of {report.budget_bytes:,} bytes used ({share:.1%})"
+    )
+    return "\n".join(lines)
+
+
+def report_as_dict(report: HintReport) -> dict[str, Any]:
+    return {
+        "working_dir": str(report.working_dir),
+        "git_root": str(report.git_root) if report.git_root else None,
+        "filenames": list(report.filenames),
+        "global_dir": str(report.global_dir),
+        "loaded": [
+            {
+                "path": str(hint.path),
+                "scope": hint.scope,
+                "size_bytes": hint.size_bytes,
+                "output_bytes": hint.output_bytes,
+                "imports": [
+                    {
+                        "ref": item.ref,
+                        "path": str(item.path),
+                        "source": str(item.source),
+                        "depth": item.depth,
+                        "size_bytes": item.size_bytes,
+                    }
+                    for item in hint.imports
+                ],
+            }
+            for hint in report.loaded
+        ],
+        "refused": [
+            {
+                "reason": refusal.reason.name.lower(),
+                "message": refusal.describe(),
+                "path": str(refusal.path) if refusal.path else None,
+                "ref": refusal.ref,
+                "source": str(refusal.source) if refusal.source else None,
+            }
+            for refusal in report.refused
+        ],
+        "budget_used": report.budget_used,
+        "budget_bytes": report.budget_bytes,
+    }

@@ -1,0 +1,233 @@
+"""gosling's settings: one model, filled from layers.
+
+Precedence, highest first: command-line flags > `GOSLING_*` environment variables > the
+project's `.gosling/config.toml` (nearest one from the working dir up to the git root) > the
+user's `<config dir>/config.toml` > defaults. `load_settings` remembers where every value came
+from, which `gosling config show` prints.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from prompts.locations import UserDirs, user_dirs
+
+ENV_PREFIX = "GOSLING_"
+PROJECT_CONFIG = Path(".gosling") / "config.toml"
+
+ContextStrategy = Literal["summarize", "mask", "hybrid"]
+PermissionMode = Literal["auto", "approve", "smart_approve", "chat"]
+
+
+class PermissionRule(BaseModel):
+    """One ordered permission rule. `tool` is a tool name or glob (`developer__shell`,
+    `git__*`); `pattern` is an argv prefix for shell tools or a gitignore-style path pattern
+    for file tools; empty matches every call of the tool."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["allow", "ask", "deny"]
+    tool: str
+    pattern: str = ""
+
+
+class ExtensionSettings(BaseModel):
+    """An MCP server to start: `command`+`args` (stdio) or `url` (streamable HTTP)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout: float = 300.0
+    enabled: bool = True
+
+
+class ModelOverride(BaseModel):
+    """Limits declared for one model; they always beat the built-in registry."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    context_limit: int | None = None
+    max_output_tokens: int | None = None
+
+
+class Settings(BaseModel):
+    """Every setting a user can change."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    provider: str | None = None
+    """Provider name (anthropic, openai, openai-responses, ollama, vllm, llamacpp, lmstudio,
+    openrouter, openai-compatible). Unset: chosen from the API keys in the environment."""
+    model: str | None = None
+    """Model name; unset uses the provider's default."""
+    base_url: str | None = None
+    """Base URL of the provider's API (OpenAI-compatible servers, proxies)."""
+    fast_model: str | None = None
+    """A cheaper model for summaries; unset uses `model`."""
+    context_limit: int | None = Field(default=None, gt=0)
+    """Context window of the model in tokens; beats the built-in registry."""
+    max_output_tokens: int | None = Field(default=None, gt=0)
+    """Cap on the tokens of one reply."""
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    """Sampling temperature; unset uses the provider's default."""
+    models: dict[str, ModelOverride] = Field(default_factory=dict)
+    """Per-model limits, e.g. `[models."qwen3:32b"] context_limit = 32768`."""
+
+    auto_compact_threshold: float = 0.8
+    """Compact when the context passes this fraction of the window; <= 0 or >= 1 disables."""
+    context_strategy: ContextStrategy = "hybrid"
+    """summarize: compaction + model summaries of old tool calls (goose-like); mask: replace
+    old tool outputs by placeholders; hybrid: mask first, compaction as the backstop."""
+    tool_pair_summarization: bool = True
+    """Summarize old tool calls with the fast model (summarize strategy)."""
+    tool_call_cutoff: int | None = Field(default=None, gt=0)
+    """Tool calls kept verbatim before old ones are summarized; unset derives it from the
+    context window."""
+    mask_keep_last: int = Field(default=10, ge=0)
+    """Tool results kept verbatim by observation masking; older ones become placeholders."""
+    context_file_names: list[str] = Field(default_factory=lambda: ["AGENTS.md", ".goosehints"])
+    """Hint files loaded from the git root down to the working dir, in this order."""
+
+    mode: PermissionMode = "auto"
+    """auto: run every tool; approve: ask before each; smart_approve: ask for tools that are
+    not read-only; chat: no tools."""
+    permission_rules: list[PermissionRule] = Field(default_factory=list)
+    """Ordered rules; deny beats ask beats allow."""
+    extensions: list[ExtensionSettings] = Field(default_factory=list)
+    """MCP servers started with every session."""
+    developer_extension: bool = True
+    """Offer the built-in developer tools (shell, files, todo)."""
+    shell_timeout: float = Field(default=300.0, gt=0)
+    """Seconds before a shell command's process group is killed."""
+    max_turns: int = Field(default=1000, gt=0)
+    """Model calls allowed in one reply before it stops."""
+    max_retries: int = Field(default=3, ge=0)
+    """Retries of a failed model call (rate limits, overload, 5xx, dropped connections)."""
+
+
+FIELD_NAMES = tuple(Settings.model_fields)
+
+
+class ConfigError(Exception):
+    """A config file or variable is malformed; the message names where and how to fix it."""
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    settings: Settings
+    sources: dict[str, str]
+    """Where each field's value came from: "default", a file path, an env var or a flag."""
+    files: tuple[Path, ...]
+
+
+def find_project_config(working_dir: Path) -> Path | None:
+    """The nearest `.gosling/config.toml` from `working_dir` up to the git root."""
+    for directory in (working_dir, *working_dir.parents):
+        candidate = directory / PROJECT_CONFIG
+        if candidate.is_file():
+            return candidate
+        if (directory / ".git").exists():
+            return None
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: malformed TOML: {exc}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc}") from exc
+    unknown = [key for key in data if key not in FIELD_NAMES]
+    for key in unknown:
+        close = difflib.get_close_matches(key, FIELD_NAMES, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ConfigError(f"{path}: unknown setting {key!r}{hint}")
+    return data
+
+
+def _env_layer(environ: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
+    layer: dict[str, tuple[Any, str]] = {}
+    for name in FIELD_NAMES:
+        var = ENV_PREFIX + name.upper()
+        raw = environ.get(var)
+        if raw is None or raw == "":
+            continue
+        layer[name] = (_parse_env_value(name, raw, var), f"env {var}")
+    return layer
+
+
+def _parse_env_value(name: str, raw: str, var: str) -> Any:
+    annotation = str(Settings.model_fields[name].annotation)
+    structured = annotation.startswith(("list", "dict")) or "list[" in annotation
+    if raw.lstrip().startswith(("[", "{")):
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{var}: not valid JSON ({exc.msg}); use e.g. '[\"AGENTS.md\"]'")
+    if structured and "list[str]" in annotation:
+        return [part.strip() for part in raw.split(",") if part.strip()]
+    if structured:
+        raise ConfigError(f"{var}: expected a JSON value, got {raw!r}")
+    return raw
+
+
+def load_settings(
+    working_dir: Path | None = None,
+    *,
+    flags: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+    dirs: UserDirs | None = None,
+) -> LoadedSettings:
+    """Build the effective settings and remember where each value came from."""
+    working_dir = (working_dir or Path.cwd()).resolve()
+    environ = os.environ if environ is None else environ
+    dirs = dirs or user_dirs()
+
+    layers: list[tuple[dict[str, Any], str]] = []
+    files: list[Path] = []
+    user_file = dirs.config / "config.toml"
+    if user_file.is_file():
+        layers.append((_read_toml(user_file), str(user_file)))
+        files.append(user_file)
+    project_file = find_project_config(working_dir)
+    if project_file is not None:
+        layers.append((_read_toml(project_file), str(project_file)))
+        files.append(project_file)
+
+    values: dict[str, Any] = {}
+    sources = dict.fromkeys(FIELD_NAMES, "default")
+    for data, origin in layers:
+        for key, value in data.items():
+            values[key], sources[key] = value, origin
+    for key, (value, origin) in _env_layer(environ).items():
+        values[key], sources[key] = value, origin
+    for key, value in (flags or {}).items():
+        if value is None:
+            continue
+        if key not in FIELD_NAMES:
+            raise ConfigError(f"unknown setting {key!r} given as a flag")
+        values[key], sources[key] = value, f"flag --{key.replace('_', '-')}"
+
+    try:
+        settings = Settings.model_validate(values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = str(first["loc"][0]) if first["loc"] else "?"
+        where = sources.get(key, "?")
+        raise ConfigError(f"{where}: invalid value for {key!r}: {first['msg']}") from exc
+    return LoadedSettings(settings, sources, tuple(files))

@@ -1,0 +1,323 @@
+"""MCP servers as extensions, through the official `mcp` SDK (imported lazily, on start).
+
+Each server is owned by one asyncio task that enters the SDK's transport and client context
+managers and leaves them again, because anyio task groups must be exited by the task that
+entered them. Other tasks call tools through the connected client. The owner task also
+watches the server's output stream: when the server exits mid-session, the extension reports
+itself stopped (its tools disappear) without waiting for the next call to fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from agent.tools.base import Tool, ToolAnnotations, ToolContext, ToolResult
+from agent.tools.extension_config import ExtensionConfig
+from conversation import ImageContent, TextContent
+
+if TYPE_CHECKING:
+    import mcp
+    import mcp.types as mcp_types
+    from mcp.client._transport import Transport, TransportStreams
+
+
+class McpStartError(Exception):
+    """The server did not start or did not list its tools; the message is for the user."""
+
+
+def mcp_log_dir() -> Path:
+    """Where server stderr goes: `<state dir>/logs`."""
+    from prompts.locations import user_dirs
+
+    return user_dirs().state / "logs"
+
+
+class McpTool(Tool):
+    """One tool of an MCP server, called through its extension."""
+
+    def __init__(self, extension: McpExtension, listed: mcp_types.Tool) -> None:
+        self.extension = extension
+        self.name = listed.name
+        self.description = listed.description or listed.title or listed.name
+        self.input_schema = dict(listed.input_schema or {"type": "object"})
+        self.input_schema.setdefault("type", "object")
+        hints = listed.annotations
+        read_only = bool(hints and hints.read_only_hint)
+        self.annotations = ToolAnnotations(
+            read_only=read_only,
+            # MCP defaults: a tool not marked read-only may be destructive, and is open-world.
+            destructive=not read_only
+            if hints is None or hints.destructive_hint is None
+            else bool(hints.destructive_hint),
+            open_world=True
+            if hints is None or hints.open_world_hint is None
+            else bool(hints.open_world_hint),
+        )
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        return await self.extension.call_tool(self.name, arguments)
+
+
+class McpExtension:
+    """A connected MCP server. `start()` raises `McpStartError`; tool calls never raise."""
+
+    def __init__(
+        self,
+        config: ExtensionConfig,
+        *,
+        working_dir: Path,
+        log_dir: Path | None = None,
+        on_stopped: Callable[[McpExtension, str], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.working_dir = working_dir
+        self.log_dir = log_dir
+        self._on_stopped = on_stopped
+        self._client: mcp.Client | None = None
+        self._tools: tuple[McpTool, ...] = ()
+        self._instructions: str | None = None
+        self._owner: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self.stopped_reason: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def instructions(self) -> str | None:
+        return self._instructions
+
+    @property
+    def alive(self) -> bool:
+        return self._client is not None and self.stopped_reason is None
+
+    def tools(self) -> Sequence[Tool]:
+        return self._tools if self.alive else ()
+
+    @property
+    def log_path(self) -> Path:
+        return (self.log_dir or mcp_log_dir()) / f"mcp-{self.name}.log"
+
+    # -- lifetime -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self._owner is not None:
+            raise RuntimeError(f"extension {self.name!r} was already started")
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._owner = asyncio.create_task(self._serve(ready), name=f"mcp-{self.name}")
+        try:
+            await asyncio.wait_for(asyncio.shield(ready), self.config.startup_timeout_secs)
+        except TimeoutError:
+            await self._cancel_owner()
+            raise McpStartError(
+                f"extension {self.name!r} did not start within "
+                f"{self.config.startup_timeout_secs:g}s ({self.config.describe()}); "
+                f"see {self.log_path}"
+            ) from None
+        except McpStartError:
+            await self._cancel_owner()
+            raise
+        except asyncio.CancelledError:
+            await self._cancel_owner()
+            raise
+
+    async def close(self) -> None:
+        """Disconnect and stop the server process (and its children); idempotent."""
+        self._stop.set()
+        owner = self._owner
+        if owner is not None and not owner.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await owner
+
+    async def _cancel_owner(self) -> None:
+        owner = self._owner
+        if owner is not None and not owner.done():
+            owner.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await owner
+
+    async def _serve(self, ready: asyncio.Future[None]) -> None:
+        closed = asyncio.Event()
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                client = await self._connect(stack, closed)
+                self._tools = await self._list_tools(client)
+                self._instructions = client.instructions
+                self._client = client
+                ready.set_result(None)
+                await _first_of(self._stop.wait(), closed.wait())
+                if not self._stop.is_set():
+                    self._mark_stopped("the server exited")
+        except Exception as exc:
+            if not ready.done():
+                ready.set_exception(
+                    McpStartError(
+                        f"extension {self.name!r} failed to start ({self.config.describe()}): "
+                        f"{describe_error(exc)}; see {self.log_path}"
+                    )
+                )
+            else:
+                self._mark_stopped(describe_error(exc))
+        finally:
+            self._client = None
+
+    async def _connect(self, stack: contextlib.AsyncExitStack, closed: asyncio.Event) -> mcp.Client:
+        import mcp
+
+        transport = _watch_for_eof(await self._transport(stack), closed)
+        client = mcp.Client(transport, cache=None)
+        return await stack.enter_async_context(client)
+
+    async def _transport(self, stack: contextlib.AsyncExitStack) -> Transport:
+        config = self.config
+        if config.type == "streamable_http":
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            http = create_mcp_http_client(headers=dict(config.headers))
+            await stack.enter_async_context(http)
+            return streamable_http_client(str(config.url), http_client=http)
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(
+            command=str(config.command),
+            args=list(config.args),
+            env=dict(config.env) or None,
+            cwd=config.cwd or self.working_dir,
+        )
+        return stdio_client(params, errlog=stack.enter_context(self._open_log()))
+
+    def _open_log(self) -> TextIO:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        return self.log_path.open("a", encoding="utf-8")
+
+    async def _list_tools(self, client: mcp.Client) -> tuple[McpTool, ...]:
+        listed: list[mcp_types.Tool] = []
+        cursor: str | None = None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            listed.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        allowed = set(self.config.available_tools)
+        return tuple(McpTool(self, t) for t in listed if not allowed or t.name in allowed)
+
+    def _mark_stopped(self, reason: str) -> None:
+        if self.stopped_reason is not None or self._stop.is_set():
+            return
+        self.stopped_reason = reason
+        if self._on_stopped is not None:
+            self._on_stopped(self, reason)
+
+    # -- calls --------------------------------------------------------------------------------
+
+    async def call_tool(self, tool_name: str, arguments: dict[str, Any]) -> ToolResult:
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED
+
+        client = self._client
+        if client is None or not self.alive:
+            reason = self.stopped_reason or "not connected"
+            return ToolResult.error(f"Extension {self.name!r} is not available ({reason}).")
+        timeout = self.config.timeout_secs
+        try:
+            async with asyncio.timeout(timeout + 1):
+                result = await client.call_tool(tool_name, arguments, read_timeout_seconds=timeout)
+        except TimeoutError:
+            return ToolResult.error(f"{self.name}__{tool_name} timed out after {timeout:g}s.")
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                self._mark_stopped("the connection closed")
+                self._stop_owner_soon()
+                return ToolResult.error(
+                    f"Extension {self.name!r} stopped during the call; its tools were removed."
+                )
+            return ToolResult.error(f"{self.name}__{tool_name} failed: {exc.message}")
+        return ToolResult(
+            _convert_content(result.content, result.structured_content), result.is_error
+        )
+
+    def _stop_owner_soon(self) -> None:
+        self._stop.set()
+
+
+def _convert_content(
+    blocks: Sequence[Any], structured: dict[str, Any] | None
+) -> tuple[TextContent | ImageContent, ...]:
+    """MCP content blocks as conversation parts; kinds we cannot carry become short text."""
+    import json
+
+    parts: list[TextContent | ImageContent] = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            parts.append(TextContent(text=block.text))
+        elif kind == "image":
+            parts.append(ImageContent(data=block.data, mime_type=block.mime_type))
+        elif kind == "resource":
+            resource = block.resource
+            text = getattr(resource, "text", None)
+            parts.append(
+                TextContent(text=text if text is not None else f"[resource {resource.uri}]")
+            )
+        elif kind == "resource_link":
+            parts.append(TextContent(text=f"[resource link {block.uri}]"))
+        else:
+            parts.append(TextContent(text=f"[{kind} content omitted]"))
+    if not parts and structured is not None:
+        parts.append(TextContent(text=json.dumps(structured, indent=2)))
+    return tuple(parts)
+
+
+@contextlib.asynccontextmanager
+async def _watch_for_eof(
+    transport: Transport, closed: asyncio.Event
+) -> AsyncIterator[TransportStreams]:
+    """Pass the transport's streams through, setting `closed` when the server's side ends."""
+    import anyio
+    from mcp.shared.message import SessionMessage
+
+    async with transport as (read, write):
+        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def relay() -> None:
+            try:
+                async with send:
+                    async for item in read:
+                        await send.send(item)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                pass
+            finally:
+                closed.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(relay)
+            try:
+                yield receive, write
+            finally:
+                group.cancel_scope.cancel()
+
+
+async def _first_of(*waits: Any) -> None:
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
+def describe_error(exc: BaseException) -> str:
+    """The innermost useful message of an exception (task groups wrap errors in groups)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, FileNotFoundError | PermissionError) and exc.filename:
+        return f"cannot run {exc.filename!r}: {exc.strerror}"
+    return text

@@ -1,0 +1,24 @@
+"""Why a compaction could not happen.
+
+`CompactionFailed` is a `ProviderError`, so code that already reports provider failures
+(and `CompactingProvider`, which is a provider) handles it without a special case; `reason`
+lets the reply loop tell the kinds apart.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from providers import ProviderError
+
+FailureReason = Literal["no_tool_responses", "exhausted", "empty_summary", "overflow_loop"]
+
+
+class CompactionFailed(ProviderError):
+    """Compaction gave up; the conversation is unchanged. `requests` counts the model calls
+    it made before giving up."""
+
+    def __init__(self, message: str, *, reason: FailureReason, requests: int = 0) -> None:
+        super().__init__(message)
+        self.reason: FailureReason = reason
+        self.requests = requests

@@ -1,0 +1,208 @@
+"""Hints of subdirectories the agent works in, discovered from its tool calls.
+
+Top-level hints cover the git root down to the working dir. When a tool touches
+`packages/api/src/x.py`, the hint files of `packages`, `packages/api` and
+`packages/api/src` become relevant too; the tracker finds them and hands each one over once.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from hints.gitignore import GitignoreRules, directories_between, find_git_root
+from hints.imports import ImportScope
+from hints.names import resolve_filenames
+from hints.reader import MAX_HINT_OUTPUT_BYTES, HintFileReader
+from hints.report import LoadedHint, Refusal
+
+if TYPE_CHECKING:
+    from hints.gitignore import SpecCache
+
+PATH_KEYS = ("path", "file_path", "file")
+"""Tool arguments naming a file (or a directory): their parent directory is touched."""
+DIRECTORY_KEYS = ("cwd", "workdir")
+"""Tool arguments naming a directory that is itself touched."""
+COMMAND_KEY = "command"
+KEY_PREFIX = "subdir_hints:"
+MAX_PENDING = 256
+"""Directories waiting to exist; the oldest are forgotten beyond this."""
+
+
+class HasArguments(Protocol):
+    """Anything shaped like `conversation.ToolRequest`."""
+
+    @property
+    def arguments(self) -> Mapping[str, Any] | None: ...
+
+
+def resolve_to_parent_dir(token: str, working_dir: str | os.PathLike[str]) -> Path | None:
+    """The directory a path-like token points into: the parent of `working_dir / token`.
+
+    `src/main.py` -> `<wd>/src`; `/tmp/x.py` -> `/tmp`; `src` -> `<wd>`. None for an
+    empty token.
+    """
+    token = token.strip()
+    if not token or "\0" in token:
+        return None
+    return (Path(working_dir) / token).parent
+
+
+def subdirectory_header(directory: Path) -> str:
+    return (
+        f"### Subdirectory Hints ({directory})\n"
+        f"These hints apply to work inside {directory} and its subdirectories.\n"
+    )
+
+
+class SubdirectoryHintTracker:
+    """Collects directories touched by tool calls; loads their hint files once each."""
+
+    def __init__(
+        self,
+        filenames: Sequence[str] | None = None,
+        *,
+        budget_bytes: int = MAX_HINT_OUTPUT_BYTES,
+    ) -> None:
+        resolve_filenames(filenames)
+        self._filenames = filenames
+        self._pending: dict[Path, None] = {}
+        self._reader = HintFileReader(budget_bytes)
+        self._gitignore_cache: SpecCache = {}
+
+    @classmethod
+    def from_tool_requests(
+        cls,
+        requests: Iterable[HasArguments],
+        working_dir: str | os.PathLike[str],
+        filenames: Sequence[str] | None = None,
+        *,
+        budget_bytes: int = MAX_HINT_OUTPUT_BYTES,
+    ) -> SubdirectoryHintTracker:
+        """A tracker for a resumed session: the hint files reachable from the directories its
+        earlier tool calls touched count as already delivered, so they are not sent again."""
+        tracker = cls(filenames, budget_bytes=budget_bytes)
+        for request in requests:
+            tracker.record_tool_arguments(request.arguments, working_dir)
+        tracker._visit(working_dir, restoring=True)
+        return tracker
+
+    @property
+    def loaded(self) -> tuple[LoadedHint, ...]:
+        return tuple(self._reader.loaded)
+
+    @property
+    def refused(self) -> tuple[Refusal, ...]:
+        return tuple(self._reader.refused)
+
+    def record_tool_arguments(
+        self, arguments: Mapping[str, Any] | None, working_dir: str | os.PathLike[str]
+    ) -> None:
+        """Note the directories a tool call is about to touch (call before running it)."""
+        if not arguments:
+            return
+        wd = Path(working_dir)
+        for key in PATH_KEYS:
+            value = arguments.get(key)
+            if isinstance(value, str):
+                self._record_token(value, wd)
+        for key in DIRECTORY_KEYS:
+            value = arguments.get(key)
+            if isinstance(value, str) and value.strip() and "\0" not in value:
+                self._add(wd / value.strip())
+        command = arguments.get(COMMAND_KEY)
+        if isinstance(command, str):
+            for token in path_tokens(command):
+                self._record_token(token, wd)
+
+    def load_new_hints(self, working_dir: str | os.PathLike[str]) -> list[tuple[str, str]]:
+        """`(key, content)` for each directory with hint files not handed out before.
+
+        Only directories strictly inside the working dir count (symlinks resolved), with
+        every directory between it and the touched one, top-down, in first-touched order.
+        A directory that does not exist yet is tried again on the next call; the directories
+        above it that exist are loaded now.
+        """
+        return self._visit(working_dir, restoring=False)
+
+    def _record_token(self, token: str, wd: Path) -> None:
+        parent = resolve_to_parent_dir(token, wd)
+        if parent is None:
+            return
+        self._add(parent)
+        full = wd / token.strip()
+        if full.is_dir():
+            self._add(full)
+
+    def _add(self, directory: Path) -> None:
+        self._pending.pop(directory, None)
+        self._pending[directory] = None
+        while len(self._pending) > MAX_PENDING:
+            del self._pending[next(iter(self._pending))]
+
+    def _visit(
+        self, working_dir: str | os.PathLike[str], *, restoring: bool
+    ) -> list[tuple[str, str]]:
+        try:
+            wd = Path(working_dir).resolve(strict=True)
+        except OSError:
+            return []
+        names = resolve_filenames(self._filenames)
+        boundary = find_git_root(wd) or wd
+        entries: list[tuple[str, str]] = []
+        for directory in list(self._pending):
+            real = Path(os.path.realpath(directory))
+            if real == wd or not real.is_relative_to(wd) or ".git" in real.relative_to(wd).parts:
+                del self._pending[directory]
+                continue
+            if real.is_dir():
+                del self._pending[directory]
+            elif real.exists():
+                del self._pending[directory]
+                continue
+            else:
+                real = _deepest_existing(real)
+            for step in directories_between(wd, real)[1:]:
+                if restoring:
+                    for name in names:
+                        if (step / name).is_file():
+                            self._reader.mark_seen(step / name)
+                    continue
+                entry = self._load_directory(step, names, boundary)
+                if entry is not None:
+                    entries.append(entry)
+        return entries
+
+    def _load_directory(
+        self, directory: Path, names: tuple[str, ...], boundary: Path
+    ) -> tuple[str, str] | None:
+        header = subdirectory_header(directory)
+        ignore = GitignoreRules(directories_between(boundary, directory), self._gitignore_cache)
+        scope = ImportScope(boundary, ignore)
+        parts: list[str] = []
+        for name in names:
+            framing = 1 if parts else len(header.encode())
+            content = self._reader.read(
+                directory / name, scope, "subdirectory", framing, confine=True
+            )
+            if content is not None:
+                parts.append(content)
+        if not parts:
+            return None
+        return f"{KEY_PREFIX}{directory}", header + "\n".join(parts)
+
+
+def path_tokens(command: str) -> list[str]:
+    """Words of a shell command that look like paths: not flags, containing `/` or `.`."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    return [w for w in words if not w.startswith("-") and ("/" in w or "." in w)]
+
+
+def _deepest_existing(path: Path) -> Path:
+    return next((parent for parent in path.parents if parent.is_dir()), path)

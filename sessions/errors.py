@@ -1,0 +1,71 @@
+"""What can go wrong with the session store, each error saying what to do about it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class SessionStoreError(Exception):
+    """Base of every error the session store raises."""
+
+
+class StoreUnusable(SessionStoreError):
+    """The database file cannot be used as it is; it was left untouched."""
+
+    def __init__(self, path: Path, problem: str, remedy: str) -> None:
+        self.path = path
+        super().__init__(
+            f"cannot use the sessions database {path}: {problem}. {remedy} "
+            "The file was not modified."
+        )
+
+
+class CorruptStore(StoreUnusable):
+    """The file is not a readable SQLite database (or not one of gosling's)."""
+
+
+class SchemaTooNew(StoreUnusable):
+    """The database was written by a newer gosling with a schema this one does not know."""
+
+    def __init__(self, path: Path, found: int, known: int) -> None:
+        self.found = found
+        self.known = known
+        super().__init__(
+            path,
+            f"its schema version is {found}, but this gosling understands versions up to {known}",
+            "Upgrade gosling (pip install -U gosling-agent), or set GOSLING_HOME to use a "
+            "different data directory.",
+        )
+
+
+class SessionNotFound(SessionStoreError, LookupError):
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        super().__init__(
+            f"no session with id {session_id!r}; `gosling sessions list` shows the ids"
+        )
+
+
+class SessionBusy(SessionStoreError):
+    """Another live process is writing to the session; two writers would interleave turns."""
+
+    def __init__(self, session_id: str, holder_pid: int | None) -> None:
+        self.session_id = session_id
+        self.holder_pid = holder_pid
+        who = f"process {holder_pid}" if holder_pid else "another process"
+        super().__init__(
+            f"session {session_id!r} is open for writing in {who}; finish or close it there "
+            "first, or start a new session"
+        )
+
+
+class MessageConflict(SessionStoreError, ValueError):
+    """A write would break the rules of the history: ids are unique, contents immutable."""
+
+
+class SecretRefused(SessionStoreError, ValueError):
+    """Extension data tried to store something named like a credential."""
+
+
+class ImportFailed(SessionStoreError, ValueError):
+    """A file could not be imported as a session."""

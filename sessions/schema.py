@@ -1,0 +1,152 @@
+"""The database schema and its forward-only migrations.
+
+`schema_version` holds one row per applied migration. Migrations run inside one
+`BEGIN IMMEDIATE` transaction, so two processes starting at once cannot both apply them, and a
+crash mid-migration leaves the previous version intact. Before anything is written the file is
+probed read-only: a corrupt file, a foreign database or a schema newer than this code is
+reported and left exactly as it was.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from sessions.errors import CorruptStore, SchemaTooNew
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_MOVE_ASIDE = (
+    "Move it aside (for example rename it to sessions.db.broken) and gosling will start a new "
+    "one, or restore it from a backup."
+)
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    statements: tuple[str, ...]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "sessions, messages, usage ledger",
+        (
+            """CREATE TABLE sessions (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL DEFAULT '',
+                name_set_by_user INTEGER NOT NULL DEFAULT 0,
+                working_dir TEXT NOT NULL,
+                provider TEXT,
+                model TEXT,
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL,
+                message_count INTEGER NOT NULL DEFAULT 0,
+                context_tokens INTEGER,
+                input_tokens INTEGER NOT NULL DEFAULT 0,
+                output_tokens INTEGER NOT NULL DEFAULT 0,
+                cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+                cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+                model_calls INTEGER NOT NULL DEFAULT 0,
+                extension_data TEXT NOT NULL DEFAULT '{}'
+            )""",
+            "CREATE INDEX sessions_by_update ON sessions (updated_at)",
+            """CREATE TABLE messages (
+                seq INTEGER PRIMARY KEY,
+                session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                message_id TEXT NOT NULL,
+                role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+                created INTEGER NOT NULL,
+                content_json TEXT NOT NULL,
+                metadata_json TEXT NOT NULL,
+                UNIQUE (session_id, message_id)
+            )""",
+            "CREATE INDEX messages_in_order ON messages (session_id, seq)",
+            """CREATE TABLE usage (
+                seq INTEGER PRIMARY KEY,
+                session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                created REAL NOT NULL,
+                model TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('normal', 'compaction', 'summary')),
+                input_tokens INTEGER,
+                output_tokens INTEGER,
+                cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+                cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+                stop_reason TEXT
+            )""",
+            "CREATE INDEX usage_in_order ON usage (session_id, seq)",
+        ),
+    ),
+)
+
+LATEST_VERSION = MIGRATIONS[-1].version
+
+
+def probe(path: Path) -> None:
+    """Refuse, without writing, a file that is not a gosling sessions database we can use."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return
+    if size == 0:
+        return
+    with path.open("rb") as handle:
+        if handle.read(len(_SQLITE_MAGIC)) != _SQLITE_MAGIC:
+            raise CorruptStore(path, "it is not an SQLite database", _MOVE_ASIDE)
+    uri = path.resolve().as_uri() + "?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise CorruptStore(path, f"SQLite cannot open it ({exc})", _MOVE_ASIDE) from exc
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if tables and "schema_version" not in tables:
+            raise CorruptStore(
+                path,
+                "it is an SQLite database, but not a gosling sessions database",
+                "Point GOSLING_HOME elsewhere or move the file aside.",
+            )
+        if tables:
+            found = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] or 0
+            if found > LATEST_VERSION:
+                raise SchemaTooNew(path, found, LATEST_VERSION)
+    except sqlite3.DatabaseError as exc:
+        raise CorruptStore(path, f"SQLite cannot read it ({exc})", _MOVE_ASIDE) from exc
+    finally:
+        conn.close()
+
+
+def migrate(conn: sqlite3.Connection, path: Path) -> None:
+    """Bring the schema to `LATEST_VERSION` in one immediate transaction."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        has_table = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+        ).fetchone()
+        current = 0
+        if has_table:
+            current = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] or 0
+        if current > LATEST_VERSION:
+            raise SchemaTooNew(path, current, LATEST_VERSION)
+        if current < LATEST_VERSION:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version ("
+                "version INTEGER PRIMARY KEY, applied_at REAL NOT NULL, description TEXT)"
+            )
+            for migration in MIGRATIONS:
+                if migration.version <= current:
+                    continue
+                for statement in migration.statements:
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_version (version, applied_at, description) "
+                    "VALUES (?, ?, ?)",
+                    (migration.version, time.time(), migration.description),
+                )
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

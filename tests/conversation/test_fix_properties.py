@@ -1,0 +1,65 @@
+"""Property: whatever goes in, the fixed agent view is valid and fixing it again is a no-op."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conversation import (
+    Message,
+    MessageMetadata,
+    TextContent,
+    ThinkingContent,
+    ToolRequest,
+    ToolResponse,
+    fix_conversation,
+    is_valid_agent_view,
+)
+
+ids = st.sampled_from(["a", "b", "c", "d"])
+parts = st.one_of(
+    st.builds(TextContent, text=st.sampled_from(["", " ", "hi", "x  ", "done\n"])),
+    st.builds(ToolRequest, id=ids, name=st.just("shell")),
+    st.builds(ToolResponse, id=ids, content=st.sampled_from([(), (TextContent(text="out"),)])),
+    st.builds(ThinkingContent, thinking=st.just("hmm")),
+)
+metadata = st.sampled_from(
+    [
+        MessageMetadata(),
+        MessageMetadata.agent_only(),
+        MessageMetadata.user_only(),
+        MessageMetadata.invisible(),
+    ]
+)
+messages = st.builds(
+    lambda role, content, meta: Message(role=role, content=tuple(content), metadata=meta),
+    st.sampled_from(["user", "assistant"]),
+    st.lists(parts, max_size=4),
+    metadata,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(messages, max_size=10))
+def test_fixed_view_is_valid_and_stable(conversation: list[Message]) -> None:
+    fixed, _ = fix_conversation(conversation)
+    view = [m for m in fixed if m.is_agent_visible]
+    assert is_valid_agent_view(view)
+    again, issues = fix_conversation(fixed)
+    assert issues == []
+    assert again == fixed
+    hidden_before = [m for m in conversation if not m.is_agent_visible]
+    hidden_after = [m for m in fixed if not m.is_agent_visible]
+    assert hidden_after == hidden_before
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(messages, max_size=8))
+def test_views_judged_valid_need_no_repair_from_any_processor(conversation: list[Message]) -> None:
+    from conversation.fix import PROCESSORS
+
+    view = [m for m in fix_conversation(conversation)[0] if m.is_agent_visible]
+    assert is_valid_agent_view(view)
+    for processor in PROCESSORS:
+        view, issues = processor(view)
+        assert issues == []
