@@ -178,7 +178,9 @@ def _parse_env_value(name: str, raw: str, var: str) -> Any:
         try:
             return json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise ConfigError(f"{var}: not valid JSON ({exc.msg}); use e.g. '[\"AGENTS.md\"]'")
+            raise ConfigError(
+                f"{var}: not valid JSON ({exc.msg}); use e.g. '[\"AGENTS.md\"]'"
+            ) from exc
     if structured and "list[str]" in annotation:
         return [part.strip() for part in raw.split(",") if part.strip()]
     if structured:

@@ -19,7 +19,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "config_group",
         "Show the effective settings and their sources.",
     ),
-    "hints": ("agent.cli.hints_cmd", "hints_command", "Show which hint files load for a directory."),
+    "hints": (
+        "agent.cli.hints_cmd",
+        "hints_command",
+        "Show which hint files load for a directory.",
+    ),
 }
 
 

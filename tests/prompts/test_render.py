@@ -54,7 +54,7 @@ def test_broken_override_is_a_clear_error(builtin_dir: Path) -> None:
 
 
 def test_unknown_template() -> None:
-    with pytest.raises(PromptError, match="no prompt template named 'nope.md'"):
+    with pytest.raises(PromptError, match=r"no prompt template named 'nope\.md'"):
         render("nope")
 
 
