@@ -32,9 +32,11 @@ def new_message_id() -> str:
 class MessageMetadata(BaseModel):
     """Who sees a message, and what gosling made it for.
 
-    `kind` names synthetic messages ("summary", "continuation", "tool_summary", "masked",
-    "hints", "command", ...) so renderers and `/context` can tell them apart; `source_ids`
-    lists the messages a replacement stands in for, so the originals can be recalled.
+    `kind` names synthetic messages ("summary", "continuation", "tool_summary", "hints",
+    "command", ...) so renderers and `/context` can tell them apart; `source_ids` lists the
+    messages a replacement stands in for, so the originals can be recalled. `masked` marks a
+    tool-result message whose outputs the model is shown as short placeholders (observation
+    masking); the original content stays in the message, so nothing is lost.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -43,6 +45,7 @@ class MessageMetadata(BaseModel):
     agent_visible: bool = True
     kind: str | None = None
     source_ids: tuple[str, ...] = ()
+    masked: bool = False
 
     @classmethod
     def agent_only(cls) -> MessageMetadata:
@@ -67,6 +70,9 @@ class MessageMetadata(BaseModel):
 
     def with_user_invisible(self) -> MessageMetadata:
         return self.model_copy(update={"user_visible": False})
+
+    def with_masked(self, masked: bool = True) -> MessageMetadata:
+        return self.model_copy(update={"masked": masked})
 
     def with_kind(self, kind: str | None, source_ids: Sequence[str] = ()) -> MessageMetadata:
         return self.model_copy(update={"kind": kind, "source_ids": tuple(source_ids)})

@@ -1,0 +1,168 @@
+"""The reply loop's event vocabulary, shared by every renderer and `--output-format stream-json`.
+
+Each event is a frozen dataclass with a `type` tag; `to_json()` gives the stream-json line
+payload. Readers must ignore unknown types and fields, so new events can be added freely.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, Literal
+
+from conversation import Message
+from providers import Usage
+
+STREAM_JSON_VERSION = 1
+
+StopReason = Literal[
+    "end_turn", "max_turns", "cancelled", "error", "permission_denied", "context_exceeded"
+]
+
+
+@dataclass(frozen=True)
+class Event:
+    type: ClassVar[str] = "event"
+
+    def to_json(self) -> dict[str, Any]:
+        payload: dict[str, Any] = {"v": STREAM_JSON_VERSION, "type": self.type}
+        for key, value in asdict(self).items():
+            payload[key] = value
+        return payload
+
+
+@dataclass(frozen=True)
+class TextDelta(Event):
+    type: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingDelta(Event):
+    type: ClassVar[str] = "thinking_delta"
+    text: str
+
+
+@dataclass(frozen=True)
+class MessageAdded(Event):
+    """A message was appended to the session (and persisted)."""
+
+    type: ClassVar[str] = "message"
+    message: Message
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "v": STREAM_JSON_VERSION,
+            "type": self.type,
+            "message": self.message.model_dump(mode="json"),
+        }
+
+
+@dataclass(frozen=True)
+class ToolCall(Event):
+    type: ClassVar[str] = "tool_call"
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolResult(Event):
+    type: ClassVar[str] = "tool_result"
+    id: str
+    name: str
+    output: str
+    is_error: bool
+
+
+@dataclass(frozen=True)
+class PermissionRequest(Event):
+    """A tool call waits for the user's approval (interactive) or was refused (headless)."""
+
+    type: ClassVar[str] = "permission_request"
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    reason: str
+    granted: bool | None = None
+
+
+@dataclass(frozen=True)
+class CompactionStarted(Event):
+    type: ClassVar[str] = "compaction_started"
+    trigger: Literal["threshold", "overflow", "manual"]
+    tokens_before: int
+
+
+@dataclass(frozen=True)
+class CompactionFinished(Event):
+    type: ClassVar[str] = "compaction_finished"
+    trigger: Literal["threshold", "overflow", "manual"]
+    tokens_before: int
+    tokens_after: int
+    structured: bool
+
+
+@dataclass(frozen=True)
+class HintsLoaded(Event):
+    type: ClassVar[str] = "hints_loaded"
+    directories: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ContextTrimmed(Event):
+    """Old tool results were masked or summarized to save context."""
+
+    type: ClassVar[str] = "context_trimmed"
+    strategy: Literal["mask", "summarize"]
+    tool_ids: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class UsageUpdate(Event):
+    type: ClassVar[str] = "usage"
+    usage: Usage
+    context_tokens: int
+    context_limit: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "v": STREAM_JSON_VERSION,
+            "type": self.type,
+            "usage": self.usage.model_dump(mode="json"),
+            "context_tokens": self.context_tokens,
+            "context_limit": self.context_limit,
+        }
+
+
+@dataclass(frozen=True)
+class Notice(Event):
+    """Something the user should know that is not an error (a warning, a hint)."""
+
+    type: ClassVar[str] = "notice"
+    text: str
+
+
+@dataclass(frozen=True)
+class ErrorEvent(Event):
+    type: ClassVar[str] = "error"
+    message: str
+    kind: str = "runtime"
+
+
+@dataclass(frozen=True)
+class TurnFinished(Event):
+    type: ClassVar[str] = "turn_finished"
+    stop_reason: StopReason
+    turns: int
+    final_text: str
+    usage: Usage
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "v": STREAM_JSON_VERSION,
+            "type": self.type,
+            "stop_reason": self.stop_reason,
+            "turns": self.turns,
+            "final_text": self.final_text,
+            "usage": self.usage.model_dump(mode="json"),
+        }
