@@ -67,18 +67,20 @@ def _inline_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _spans_in(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text, start, end)]
+    by_width: dict[int, list[int]] = {}
+    for index, (run_start, run_end) in enumerate(runs):
+        by_width.setdefault(run_end - run_start, []).append(index)
     spans: list[tuple[int, int]] = []
-    position = start
-    while True:
-        opener = _BACKTICKS.search(text, position, end)
-        if opener is None:
-            return spans
-        width = len(opener.group())
-        closer = _BACKTICKS.search(text, opener.end(), end)
-        while closer is not None and len(closer.group()) != width:
-            closer = _BACKTICKS.search(text, closer.end(), end)
-        if closer is None:
-            position = opener.end()
+    index = 0
+    while index < len(runs):
+        opener_start, opener_end = runs[index]
+        same = by_width[opener_end - opener_start]
+        after = bisect.bisect_right(same, index)
+        if after == len(same):
+            index += 1
             continue
-        spans.append((opener.start(), closer.end()))
-        position = closer.end()
+        closer = same[after]
+        spans.append((opener_start, runs[closer][1]))
+        index = closer + 1
+    return spans

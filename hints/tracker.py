@@ -104,7 +104,7 @@ class SubdirectoryHintTracker:
         """Note the directories a tool call is about to touch (call before running it)."""
         if not arguments:
             return
-        wd = Path(working_dir)
+        wd = Path(os.path.abspath(working_dir))
         for key in PATH_KEYS:
             value = arguments.get(key)
             if isinstance(value, str):
@@ -138,8 +138,7 @@ class SubdirectoryHintTracker:
             self._add(full)
 
     def _add(self, directory: Path) -> None:
-        self._pending.pop(directory, None)
-        self._pending[directory] = None
+        self._pending.setdefault(directory, None)
         while len(self._pending) > MAX_PENDING:
             del self._pending[next(iter(self._pending))]
 
