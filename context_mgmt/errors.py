@@ -11,7 +11,9 @@ from typing import Literal
 
 from providers import ProviderError
 
-FailureReason = Literal["no_tool_responses", "exhausted", "empty_summary", "overflow_loop"]
+FailureReason = Literal[
+    "no_tool_responses", "exhausted", "empty_summary", "overflow_loop", "prompt_template"
+]
 
 
 class CompactionFailed(ProviderError):

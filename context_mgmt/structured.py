@@ -17,8 +17,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from prompts import PromptError, render
+
 logger = logging.getLogger(__name__)
 
+ANALYSIS_START = "<analysis>"
 ANALYSIS_END = "</analysis>"
 JSON_FENCE = "```json"
 SUMMARY_TEMPLATE = "compaction_summary.md"
@@ -81,14 +84,17 @@ class StructuredSummary:
     @classmethod
     def from_json(cls, document: Mapping[str, Any]) -> StructuredSummary:
         """Decode a JSON object leniently; blank entries are dropped."""
-        lists = {name: _clean_list(document.get(name)) for name in LIST_FIELDS}
-        texts = {name: _clean_text(document.get(name)) for name in TEXT_FIELDS}
-        extra = {k: v for k, v in document.items() if k not in KNOWN_FIELDS}
         return cls(
-            **lists,
-            **texts,
+            user_intent=_clean_list(document.get("user_intent")),
+            technical_concepts=_clean_list(document.get("technical_concepts")),
             files=tuple(_files(document.get("files"))),
-            extra=extra,
+            errors_and_fixes=_clean_list(document.get("errors_and_fixes")),
+            problem_solving=_clean_list(document.get("problem_solving")),
+            user_messages=_clean_list(document.get("user_messages")),
+            pending_tasks=_clean_list(document.get("pending_tasks")),
+            current_work=_clean_text(document.get("current_work")),
+            next_step=_clean_text(document.get("next_step")),
+            extra={k: v for k, v in document.items() if k not in KNOWN_FIELDS},
         )
 
     def is_empty(self) -> bool:
@@ -109,16 +115,12 @@ class StructuredSummary:
 
         Raises `prompts.PromptError` when the template is broken; see `apply_structured`.
         """
-        from prompts import render
-
         return render(SUMMARY_TEMPLATE, **self.template_context())
 
 
 def apply_structured(raw: str) -> tuple[str, StructuredSummary | None]:
     """The text to keep as the summary: the rendered document, or `raw` unchanged when there
     is no usable document or the template fails (logged, so a broken override is findable)."""
-    from prompts import PromptError
-
     summary = StructuredSummary.parse(raw)
     if summary is None:
         return raw, None
@@ -200,7 +202,12 @@ def json_candidates(text: str) -> list[str]:
     `</analysis>` that follows its cut point: that proves those were quoted inside the
     summary, and keeps a fenced example in the scratchpad (which precedes the real
     terminator) from ever being taken. Last, an object starting the whole text.
+
+    A reply that opens a scratchpad and never closes it (cut off while thinking) has no
+    candidates at all: everything in it is scratch work, examples included.
     """
+    if ANALYSIS_END not in text and text.lstrip().startswith(ANALYSIS_START):
+        return []
     cuts = [i + len(ANALYSIS_END) for i in _find_all(text, ANALYSIS_END)] or [0]
     candidates: list[str] = []
     for cut in reversed(cuts):

@@ -25,6 +25,7 @@ from context_mgmt.format import extract_file_history, format_transcript
 from context_mgmt.ladder import REMOVAL_PERCENTAGES, filter_tool_responses, tool_response_positions
 from context_mgmt.structured import StructuredSummary, apply_structured
 from conversation import Message, TextContent, ThinkingContent
+from prompts import PromptError, render
 from providers import TRUNCATED_STOP_REASONS, ContextLengthExceeded, Provider, Usage
 
 if TYPE_CHECKING:
@@ -90,15 +91,18 @@ def render_compaction_prompt(
     modified_files: Sequence[str] = (),
     focus: str | None = None,
 ) -> str:
-    from prompts import render
-
-    return render(
-        COMPACTION_TEMPLATE,
-        messages=format_transcript(messages),
-        read_files="\n".join(read_files),
-        modified_files="\n".join(modified_files),
-        focus=(focus or "").strip(),
-    )
+    """The system prompt of a summarize call. A broken `compaction.md` override raises
+    `CompactionFailed` naming the file, so callers handle one kind of failure."""
+    try:
+        return render(
+            COMPACTION_TEMPLATE,
+            messages=format_transcript(messages),
+            read_files="\n".join(read_files),
+            modified_files="\n".join(modified_files),
+            focus=(focus or "").strip(),
+        )
+    except PromptError as exc:
+        raise CompactionFailed(f"Failed to compact: {exc}", reason="prompt_template") from exc
 
 
 async def summarize(
@@ -150,13 +154,13 @@ async def summarize(
             logger.info("summary overflowed with %d%% of tool responses removed", percent)
             continue
         usage = normalise_usage(usage, system, request, reply, counter)
-        outcome = await _finish(provider, system, reply, usage, counter)
+        outcome = await _finish(provider, system, reply, usage, counter, requests)
         return Summary(
             message=Message(role="user", content=(TextContent(text=outcome.text),)),
             usage=outcome.usage,
             removal_percent=percent,
             removed_tool_responses=len(visible) - len(kept),
-            requests=requests + outcome.extra_requests,
+            requests=outcome.requests,
             structured=outcome.structured,
             truncated=outcome.truncated,
         )
@@ -186,32 +190,35 @@ class _Outcome:
     usage: Usage
     structured: StructuredSummary | None
     truncated: bool
-    extra_requests: int
+    requests: int
 
 
 async def _finish(
-    provider: Provider, system: str, reply: Message, usage: Usage, counter: TokenCounter
+    provider: Provider,
+    system: str,
+    reply: Message,
+    usage: Usage,
+    counter: TokenCounter,
+    requests: int,
 ) -> _Outcome:
     raw = reply.text
     if _cut_off(raw, usage):
         logger.warning("the summary was cut off by the output limit; asking for a shorter one")
         retry_request = Message.user(f"{SUMMARY_REQUEST}\n\n{SHORTER_REQUEST}")
+        requests += 1
         try:
             retry, retry_usage = await provider.complete(system, [retry_request], (), fast=True)
         except ContextLengthExceeded:
-            return _truncated(raw, usage, extra_requests=1)
+            return _truncated(raw, usage, requests)
         retry_usage = normalise_usage(retry_usage, system, retry_request, retry, counter)
         usage = usage + retry_usage
-        if not retry.text.strip() or _cut_off(retry.text, retry_usage):
-            return _truncated(retry.text if retry.text.strip() else raw, usage, extra_requests=1)
+        if _cut_off(retry.text, retry_usage) or not retry.text.strip():
+            return _truncated(retry.text if retry.text.strip() else raw, usage, requests)
         raw = retry.text
-        extra = 1
-    else:
-        extra = 0
     if not raw.strip():
-        raise CompactionFailed(EMPTY_SUMMARY_MESSAGE, reason="empty_summary", requests=1 + extra)
+        raise CompactionFailed(EMPTY_SUMMARY_MESSAGE, reason="empty_summary", requests=requests)
     text, structured = apply_structured(raw)
-    return _Outcome(text, usage, structured, truncated=False, extra_requests=extra)
+    return _Outcome(text, usage, structured, truncated=False, requests=requests)
 
 
 def _cut_off(text: str, usage: Usage) -> bool:
@@ -219,7 +226,8 @@ def _cut_off(text: str, usage: Usage) -> bool:
     return stopped_at_limit and StructuredSummary.parse(text) is None
 
 
-def _truncated(raw: str, usage: Usage, *, extra_requests: int) -> _Outcome:
+def _truncated(raw: str, usage: Usage, requests: int) -> _Outcome:
+    if not raw.strip():
+        raise CompactionFailed(EMPTY_SUMMARY_MESSAGE, reason="empty_summary", requests=requests)
     logger.warning("the summary was cut off twice; keeping the incomplete text with a note")
-    text = f"{TRUNCATED_NOTE}\n\n{raw}" if raw.strip() else TRUNCATED_NOTE
-    return _Outcome(text, usage, None, truncated=True, extra_requests=extra_requests)
+    return _Outcome(f"{TRUNCATED_NOTE}\n\n{raw}", usage, None, truncated=True, requests=requests)

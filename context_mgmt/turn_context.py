@@ -57,7 +57,9 @@ def _context_usage(ctx: TurnContext) -> str:
     tokens, limit = ctx.context_tokens, ctx.context_limit
     if not tokens or not limit or tokens <= 0 or limit <= 0:
         return ""
-    text = f"context: ~{tokens // 1000}k/{limit // 1000}k tokens used ({round(100 * tokens / limit)}%)"
+    text = (
+        f"context: ~{tokens // 1000}k/{limit // 1000}k tokens used ({round(100 * tokens / limit)}%)"
+    )
     threshold = ctx.threshold
     if threshold is not None and 0 < threshold < 1:
         at = int(limit * threshold)

@@ -1,0 +1,197 @@
+"""`compact_messages`: replace the agent's view of a conversation with a summary
+(reference §3).
+
+Nothing is deleted. Every message the agent could see is flipped agent-invisible (what the
+user sees does not change), and new agent-only messages are appended:
+
+    [originals (agent-invisible)..., summary (user), continuation (assistant),
+     copy of the last user text (user; automatic compaction only)]
+
+The continuation tells the model how to treat the summary. In automatic compaction the
+user's latest words come back verbatim after it, so the model answers them rather than a
+paraphrase, and the view ends with a user message: valid to send as is, and valid when the
+next assistant tool call and its responses follow. When there is no user text to carry over,
+a note addressed to the model joins the summary message instead of a separate continuation,
+for the same reason. A manual
+`/compact` happens between turns; its view ends with the continuation and becomes valid
+with the user's next message.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from context_mgmt.summarize import Summary, summarize
+from conversation import Content, ImageContent, Message, MessageMetadata, TextContent
+from providers import Provider, Usage
+
+if TYPE_CHECKING:
+    from context_mgmt.tokens import TokenCounter
+
+SUMMARY_KIND = "summary"
+CONTINUATION_KIND = "continuation"
+PRESERVED_USER_KIND = "preserved_user"
+_PRESERVABLE_KINDS = frozenset({None, PRESERVED_USER_KIND})
+
+ContinuationMode = Literal["conversation", "tool_loop", "manual"]
+
+_MEMORY = (
+    "The earlier part of this session no longer fit in my context window, so it was "
+    "replaced by the summary in the previous message. The original messages are gone from "
+    "my context and that summary is my only memory of them; I treat it as authoritative."
+)
+CONTINUATION_TEXTS: dict[ContinuationMode, str] = {
+    "conversation": (
+        f"[Context compacted] {_MEMORY} If I need a detail the summary does not hold, I "
+        "re-run the tool that produced it or ask the user instead of guessing. Next I answer "
+        "the user's latest message, which follows."
+    ),
+    "tool_loop": (
+        f"[Context compacted while I was working] {_MEMORY} If I need a tool result the "
+        "summary does not hold, I run the tool again instead of guessing what it returned. "
+        "The user's request follows; I carry on with it from where the summary says the work "
+        "stopped, calling tools as needed."
+    ),
+    "manual": (
+        "[Context compacted at the user's request] The session so far was replaced by the "
+        "summary in the previous message to free up context. The original messages are gone "
+        "from my context and that summary is my only memory of them; I treat it as "
+        "authoritative. If I need a detail it does not hold, I re-run a tool or ask the user "
+        "instead of guessing."
+    ),
+}
+SUMMARY_ONLY_NOTE = (
+    "[Context compacted] The text above summarizes the earlier part of this session, which "
+    "no longer fit in your context window. The original messages are gone from your context "
+    "and this summary is your only memory of them: treat it as authoritative. If you need a "
+    "detail it does not hold, re-run the tool that produced it or ask the user rather than "
+    "guess. Carry on from where the summary says the work stopped."
+)
+"""Used when there is no user text to carry over: the note then joins the summary message,
+so it is addressed to the model rather than written in its voice."""
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    """A compacted conversation and what it took to get there."""
+
+    messages: tuple[Message, ...]
+    """The whole conversation: originals (flipped) followed by the appended messages."""
+    appended: tuple[Message, ...]
+    """The new messages at the end, in order (summary first)."""
+    hidden_ids: tuple[str, ...]
+    """Ids of the originals that were agent-visible and no longer are."""
+    usage: Usage
+    retained_tokens: int
+    """Estimated tokens of the agent view after compaction: the new context baseline."""
+    mode: ContinuationMode
+    """Which continuation was chosen: between turns, inside a tool loop (also when no user
+    text was left to carry over), or at the user's request."""
+    summary: Summary
+
+    @property
+    def agent_view(self) -> list[Message]:
+        return [m for m in self.messages if m.metadata.agent_visible]
+
+
+async def compact_messages(
+    provider: Provider,
+    messages: Sequence[Message],
+    *,
+    manual: bool = False,
+    focus: str | None = None,
+    counter: TokenCounter | None = None,
+) -> CompactionResult:
+    """Summarize `messages` and return them with the summary in place of the agent view.
+
+    `focus` carries the user's instructions for what to keep (`/compact keep the API
+    decisions`). Errors from summarizing propagate and leave the conversation unchanged.
+    """
+    if counter is None:
+        from context_mgmt.tokens import default_counter
+
+        counter = default_counter()
+    preserved_index = None if manual else _last_user_text_index(messages)
+    summary = await summarize(provider, messages, focus=focus, counter=counter)
+    mode = _mode(messages, preserved_index, manual)
+
+    hidden_ids = tuple(m.id for m in messages if m.metadata.agent_visible)
+    originals = [m.with_agent_invisible() if m.metadata.agent_visible else m for m in messages]
+    created = max([int(time.time()), *(m.created for m in messages)])
+    agent_only = MessageMetadata.agent_only()
+    continuation = TextContent(text=CONTINUATION_TEXTS[mode])
+
+    preserved = _preserved_copy(messages[preserved_index]) if preserved_index is not None else ()
+    summary_content: tuple[Content, ...] = summary.message.content
+    if not manual and not preserved:
+        summary_content = (*summary_content, TextContent(text=SUMMARY_ONLY_NOTE))
+    appended = [
+        Message(
+            role="user",
+            content=summary_content,
+            metadata=agent_only.with_kind(SUMMARY_KIND, hidden_ids),
+            created=created,
+        )
+    ]
+    if manual or preserved:
+        appended.append(
+            Message(
+                role="assistant",
+                content=(continuation,),
+                metadata=agent_only.with_kind(CONTINUATION_KIND),
+                created=created,
+            )
+        )
+    if preserved:
+        appended.append(
+            Message(
+                role="user",
+                content=preserved,
+                metadata=agent_only.with_kind(PRESERVED_USER_KIND),
+                created=created,
+            )
+        )
+    return CompactionResult(
+        messages=(*originals, *appended),
+        appended=tuple(appended),
+        hidden_ids=hidden_ids,
+        usage=summary.usage,
+        retained_tokens=counter.count_chat("", appended),
+        mode=mode,
+        summary=summary,
+    )
+
+
+def _last_user_text_index(messages: Sequence[Message]) -> int | None:
+    """The user's latest own words the agent can see: text (and images), no tool traffic,
+    and not one of gosling's synthetic messages (summaries, hints, notes)."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if (
+            message.role == "user"
+            and message.metadata.agent_visible
+            and message.metadata.kind in _PRESERVABLE_KINDS
+            and message.has_text_only()
+            and message.text.strip()
+        ):
+            return index
+    return None
+
+
+def _preserved_copy(message: Message) -> tuple[Content, ...]:
+    return tuple(p for p in message.content if isinstance(p, TextContent | ImageContent))
+
+
+def _mode(
+    messages: Sequence[Message], preserved_index: int | None, manual: bool
+) -> ContinuationMode:
+    if manual:
+        return "manual"
+    if preserved_index is None:
+        return "tool_loop"
+    after = messages[preserved_index + 1 :]
+    acted = any(m.metadata.agent_visible and m.role == "assistant" for m in after)
+    return "tool_loop" if acted else "conversation"

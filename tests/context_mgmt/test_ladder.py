@@ -1,0 +1,118 @@
+"""The removal ladder: which tool responses go first, and what the summarizer was sent at
+each rung when the model overflows (reference §4.4, §4.5)."""
+
+from __future__ import annotations
+
+import pytest
+
+from context_mgmt import REMOVAL_PERCENTAGES, CompactionFailed, filter_tool_responses, summarize
+from context_mgmt.ladder import removal_order
+from conversation import Message
+from providers import RateLimited, ScriptedProvider
+
+from .builders import always_overflow, outputs_in, overflow_above, tool_session
+
+
+def _kept_outputs(messages: list[Message]) -> list[int]:
+    return [int(m.tool_responses[0].text().split("-")[1]) for m in messages if m.tool_responses]
+
+
+def test_rungs() -> None:
+    assert REMOVAL_PERCENTAGES == (0, 10, 20, 50, 100)
+
+
+def test_ten_responses_are_removed_middle_out() -> None:
+    messages = tool_session(10)
+    assert _kept_outputs(filter_tool_responses(messages, 0)) == list(range(10))
+    assert _kept_outputs(filter_tool_responses(messages, 10)) == [0, 1, 2, 3, 5, 6, 7, 8, 9]
+    assert _kept_outputs(filter_tool_responses(messages, 20)) == [0, 1, 2, 3, 6, 7, 8, 9]
+    assert _kept_outputs(filter_tool_responses(messages, 50)) == [0, 1, 7, 8, 9]
+    assert _kept_outputs(filter_tool_responses(messages, 100)) == []
+
+
+def test_only_tool_response_messages_are_removed() -> None:
+    messages = tool_session(4)
+    filtered = filter_tool_responses(messages, 100)
+    assert filtered == [m for m in messages if not m.tool_responses]
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 5, 7])
+def test_every_rung_removes_at_least_one_and_all_means_all(count: int) -> None:
+    messages = tool_session(count)
+    for percent in REMOVAL_PERCENTAGES[1:]:
+        assert len(_kept_outputs(filter_tool_responses(messages, percent))) < count
+    assert _kept_outputs(filter_tool_responses(messages, 100)) == []
+
+
+def test_odd_counts_start_at_the_centre() -> None:
+    assert removal_order(5) == [2, 1, 3, 0, 4]
+    assert removal_order(1) == [0]
+    assert removal_order(10) == [4, 5, 3, 6, 2, 7, 1, 8, 0, 9]
+
+
+def test_out_of_range_percent_is_refused() -> None:
+    with pytest.raises(ValueError, match="between 0 and 100"):
+        filter_tool_responses(tool_session(2), 150)
+
+
+async def test_ladder_steps_down_until_the_prompt_fits() -> None:
+    messages = tool_session(10)
+    provider = ScriptedProvider([overflow_above(5)] * 5)
+    summary = await summarize(provider, messages)
+
+    sent = [outputs_in(r.system, 10) for r in provider.requests]
+    assert sent == [
+        list(range(10)),  # 0%: overflows
+        [0, 1, 2, 3, 5, 6, 7, 8, 9],  # 10%: output-4 dropped, overflows
+        [0, 1, 2, 3, 6, 7, 8, 9],  # 20%: output-5 too, overflows
+        [0, 1, 7, 8, 9],  # 50%: fits
+    ]
+    assert summary.removal_percent == 50
+    assert summary.removed_tool_responses == 5
+    assert summary.requests == 4
+    assert all(r.fast and r.tools == () for r in provider.requests)
+    assert summary.message.role == "user"
+
+
+async def test_no_tool_responses_fails_fast_with_advice() -> None:
+    messages = [Message.user("a very long question"), Message.assistant("a long answer")]
+    provider = ScriptedProvider([always_overflow] * 5)
+    with pytest.raises(CompactionFailed) as failure:
+        await summarize(provider, messages)
+    assert len(provider.requests) == 1
+    assert failure.value.requests == 1
+    assert failure.value.reason == "no_tool_responses"
+    message = str(failure.value)
+    assert "larger context window" in message
+    assert "fewer extensions" in message
+    assert "new session" in message
+
+
+async def test_exhausted_ladder_says_so() -> None:
+    provider = ScriptedProvider([always_overflow] * 5)
+    with pytest.raises(CompactionFailed) as failure:
+        await summarize(provider, tool_session(10))
+    assert len(provider.requests) == 5
+    assert failure.value.reason == "exhausted"
+    assert "context limit exceeded even after removing all tool responses" in str(failure.value)
+    assert "(5 requests)" in str(failure.value)
+    assert outputs_in(provider.requests[-1].system, 10) == []
+
+
+async def test_rungs_that_would_resend_the_same_prompt_are_skipped() -> None:
+    # One tool response: 10% already removes it, so 20/50/100% would repeat that prompt.
+    provider = ScriptedProvider([always_overflow] * 5)
+    with pytest.raises(CompactionFailed) as failure:
+        await summarize(provider, tool_session(1))
+    assert len(provider.requests) == 2
+    assert failure.value.reason == "exhausted"
+    assert len({r.system for r in provider.requests}) == 2
+
+
+async def test_other_errors_propagate_unchanged() -> None:
+    error = RateLimited("slow down", retry_after=3)
+    provider = ScriptedProvider([error])
+    with pytest.raises(RateLimited) as raised:
+        await summarize(provider, tool_session(3))
+    assert raised.value is error
+    assert len(provider.requests) == 1

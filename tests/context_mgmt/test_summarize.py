@@ -1,0 +1,169 @@
+"""`summarize`: the request it sends, the summary it returns, usage, and replies cut off by
+the output limit (reference §4.2, §4.6, §13 item 7)."""
+
+from __future__ import annotations
+
+import pytest
+
+from context_mgmt import CompactionFailed, summarize
+from context_mgmt.summarize import SHORTER_REQUEST, SUMMARY_REQUEST, TRUNCATED_NOTE
+from context_mgmt.tokens import default_counter
+from conversation import Message, TextContent, ThinkingContent
+from prompts import override_dir
+from providers import ScriptedProvider, ScriptedReply, Usage
+
+from .builders import STRUCTURED_REPLY, calls, results, tool_session
+
+CUT_OFF = '<analysis>long thoughts</analysis>\n```json\n{"user_intent": ["Fix the parser'
+
+
+async def test_the_request_carries_the_transcript_in_the_system_prompt() -> None:
+    messages = [
+        Message.user("Fix the parser bug"),
+        calls("c1", name="read_file", path="src/parser.py"),
+        results(("c1", "def scan(): ...")),
+        calls("c2", name="edit_file", path="src/parser.py"),
+        results(("c2", "ok")),
+        Message.assistant(None, ThinkingContent(thinking="private"), TextContent(text="Fixed.")),
+        Message.user("hidden note").user_only(),
+    ]
+    provider = ScriptedProvider([STRUCTURED_REPLY])
+    await summarize(provider, messages)
+
+    (request,) = provider.requests
+    assert [m.text for m in request.messages] == [SUMMARY_REQUEST]
+    assert request.fast and request.tools == ()
+    assert "[user]: Fix the parser bug" in request.system
+    assert "[user]: tool_response: def scan(): ..." in request.system
+    assert "[assistant]: Fixed." in request.system
+    assert "private" not in request.system
+    assert "hidden note" not in request.system
+    assert "<modified-files>\nsrc/parser.py\n</modified-files>" in request.system
+    assert "<read-files>" not in request.system  # read, then modified: listed once, as modified
+
+
+async def test_focus_is_rendered_as_extra_instructions() -> None:
+    provider = ScriptedProvider([STRUCTURED_REPLY, STRUCTURED_REPLY])
+    await summarize(provider, tool_session(1), focus="keep the API decisions")
+    await summarize(provider, tool_session(1))
+    assert "<focus>\nkeep the API decisions\n</focus>" in provider.requests[0].system
+    assert "<focus>" not in provider.requests[1].system
+
+
+async def test_a_structured_reply_is_rendered_into_a_user_message() -> None:
+    provider = ScriptedProvider([ScriptedReply(text=STRUCTURED_REPLY, thinking="pondering")])
+    summary = await summarize(provider, tool_session(2))
+    assert summary.message.role == "user"
+    assert summary.structured is not None
+    assert summary.message.text.startswith("# Conversation Summary\n\n## User Intent")
+    assert "<analysis>" not in summary.message.text
+    assert all(isinstance(p, TextContent) for p in summary.message.content)
+    assert (summary.removal_percent, summary.requests, summary.truncated) == (0, 1, False)
+
+
+async def test_a_prose_reply_is_kept_verbatim() -> None:
+    prose = "The user is fixing the parser; tests are next."
+    summary = await summarize(ScriptedProvider([prose]), tool_session(2))
+    assert summary.message.text == prose
+    assert summary.structured is None
+
+
+async def test_an_empty_reply_fails_and_says_nothing_changed() -> None:
+    with pytest.raises(CompactionFailed, match="empty summary") as failure:
+        await summarize(ScriptedProvider([ScriptedReply(thinking="only thoughts")]), [])
+    assert failure.value.reason == "empty_summary"
+
+
+async def test_missing_usage_is_estimated_before_rewriting() -> None:
+    provider = ScriptedProvider([STRUCTURED_REPLY])
+    summary = await summarize(provider, tool_session(2))
+    counter = default_counter()
+    (request,) = provider.requests
+    assert summary.usage.input_tokens == counter.count_chat(request.system, request.messages)
+    # Output is what the model produced (scratchpad included), not the shorter rendering.
+    assert summary.usage.output_tokens == counter.count_text(STRUCTURED_REPLY)
+    assert summary.usage.output_tokens > counter.count_text(summary.message.text) // 2
+
+
+async def test_reported_usage_is_kept() -> None:
+    usage = Usage(input_tokens=1200, output_tokens=300, cache_read_tokens=1000)
+    provider = ScriptedProvider([ScriptedReply(text=STRUCTURED_REPLY, usage=usage)])
+    summary = await summarize(provider, tool_session(2))
+    assert (summary.usage.input_tokens, summary.usage.output_tokens) == (1200, 300)
+    assert summary.usage.cache_read_tokens == 1000
+
+
+async def test_a_cut_off_summary_is_retried_once_asking_for_a_shorter_one() -> None:
+    provider = ScriptedProvider(
+        [
+            ScriptedReply(text=CUT_OFF, stop_reason="max_tokens", usage=Usage(output_tokens=8)),
+            ScriptedReply(text=STRUCTURED_REPLY, usage=Usage(output_tokens=5)),
+        ]
+    )
+    summary = await summarize(provider, tool_session(2))
+    assert summary.requests == 2
+    assert summary.structured is not None and not summary.truncated
+    assert SHORTER_REQUEST in provider.requests[1].messages[0].text
+    assert provider.requests[1].system == provider.requests[0].system
+    assert summary.usage.output_tokens == 13  # both calls were billed
+
+
+async def test_a_summary_cut_off_twice_is_kept_with_a_clear_note() -> None:
+    provider = ScriptedProvider(
+        [
+            ScriptedReply(text=CUT_OFF, stop_reason="length"),
+            ScriptedReply(text=CUT_OFF + '", "and more', stop_reason="length"),
+        ]
+    )
+    summary = await summarize(provider, tool_session(2))
+    assert summary.truncated
+    assert summary.structured is None
+    assert summary.requests == 2
+    assert summary.message.text == f'{TRUNCATED_NOTE}\n\n{CUT_OFF}", "and more'
+
+
+async def test_a_complete_document_is_accepted_even_if_the_reply_ran_long() -> None:
+    reply = STRUCTURED_REPLY + "\n\nAnd some trailing remarks that got cu"
+    provider = ScriptedProvider([ScriptedReply(text=reply, stop_reason="max_tokens")])
+    summary = await summarize(provider, tool_session(2))
+    assert summary.requests == 1
+    assert summary.structured is not None and not summary.truncated
+
+
+async def test_the_prompt_asks_for_the_nine_fields_after_the_scratchpad() -> None:
+    provider = ScriptedProvider([STRUCTURED_REPLY])
+    await summarize(provider, tool_session(1))
+    system = provider.requests[0].system
+    for name in (
+        "user_intent",
+        "technical_concepts",
+        "files",
+        "errors_and_fixes",
+        "problem_solving",
+        "user_messages",
+        "pending_tasks",
+        "current_work",
+        "next_step",
+    ):
+        assert f'"{name}"' in system
+    assert "<analysis>" in system and "</analysis>" in system and "```json" in system
+
+
+async def test_a_user_override_of_the_prompt_is_used() -> None:
+    directory = override_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "compaction.md").write_text("Summarize briefly:\n{{ messages }}")
+    provider = ScriptedProvider([STRUCTURED_REPLY])
+    await summarize(provider, [Message.user("hello")])
+    assert provider.requests[0].system == "Summarize briefly:\n[user]: hello"
+
+
+async def test_a_broken_prompt_override_fails_compaction_naming_the_file() -> None:
+    directory = override_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "compaction.md").write_text("{{ history }}")
+    provider = ScriptedProvider([STRUCTURED_REPLY])
+    with pytest.raises(CompactionFailed, match=r"compaction\.md") as failure:
+        await summarize(provider, [Message.user("hello")])
+    assert failure.value.reason == "prompt_template"
+    assert provider.requests == []
