@@ -13,7 +13,12 @@ from conversation.content import (
     sanitize_text,
 )
 from conversation.conversation import Conversation
-from conversation.fix import fix_agent_view, fix_conversation, is_valid_agent_view
+from conversation.fix import (
+    extends_valid_view,
+    fix_agent_view,
+    fix_conversation,
+    is_valid_agent_view,
+)
 from conversation.message import EffectiveRole, Message, MessageMetadata, Role, new_message_id
 
 __all__ = [
@@ -31,6 +36,7 @@ __all__ = [
     "ToolRequest",
     "ToolResponse",
     "ToolResultPart",
+    "extends_valid_view",
     "fix_agent_view",
     "fix_conversation",
     "is_valid_agent_view",

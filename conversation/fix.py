@@ -252,10 +252,23 @@ PROCESSORS: tuple[Processor, ...] = (
 
 def is_valid_agent_view(messages: Sequence[Message]) -> bool:
     """One fast pass: would `fix_conversation` leave these agent-visible messages unchanged?"""
-    if not messages or messages[0].role != "user" or messages[-1].role != "user":
+    if not messages or messages[0].role != "user":
         return False
+    return extends_valid_view(None, messages)
+
+
+def extends_valid_view(previous: Message | None, tail: Sequence[Message]) -> bool:
+    """Would a valid view ending with `previous` stay valid with `tail` appended?
+
+    Lets a caller that keeps a view between model calls check only the new messages.
+    """
+    if not tail or tail[-1].role != "user":
+        return False
+    return _valid_run(None if previous is None else previous.effective_role, tail)
+
+
+def _valid_run(previous: str | None, messages: Sequence[Message]) -> bool:
     pending: set[str] = set()
-    previous = None
     for msg in messages:
         role = msg.effective_role
         if role == previous:
