@@ -1,1 +1,68 @@
-"""sessions package."""
+"""Durable sessions: the `SessionStore` interface, its SQLite implementation, export/import.
+
+Nothing at import time touches the disk; callers pick the file (by default
+`SqliteSessionStore.open_default(user_dirs().data)`).
+"""
+
+from sessions.errors import (
+    CorruptStore,
+    ImportFailed,
+    MessageConflict,
+    SchemaTooNew,
+    SecretRefused,
+    SessionBusy,
+    SessionNotFound,
+    SessionStoreError,
+    StoreUnusable,
+)
+from sessions.importing import (
+    ExportFormat,
+    Importer,
+    export_session,
+    import_jsonl,
+    import_session,
+    importers,
+    parse_session_text,
+    register_importer,
+)
+from sessions.records import (
+    Session,
+    SessionChanges,
+    SessionSnapshot,
+    TokenTotals,
+    UsageKind,
+    UsageRecord,
+)
+from sessions.schema import LATEST_VERSION
+from sessions.sqlite_store import DEFAULT_FILENAME, SqliteSessionStore
+from sessions.store import SessionStore
+
+__all__ = [
+    "DEFAULT_FILENAME",
+    "LATEST_VERSION",
+    "CorruptStore",
+    "ExportFormat",
+    "ImportFailed",
+    "Importer",
+    "MessageConflict",
+    "SchemaTooNew",
+    "SecretRefused",
+    "Session",
+    "SessionBusy",
+    "SessionChanges",
+    "SessionNotFound",
+    "SessionSnapshot",
+    "SessionStore",
+    "SessionStoreError",
+    "SqliteSessionStore",
+    "StoreUnusable",
+    "TokenTotals",
+    "UsageKind",
+    "UsageRecord",
+    "export_session",
+    "import_jsonl",
+    "import_session",
+    "importers",
+    "parse_session_text",
+    "register_importer",
+]

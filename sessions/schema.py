@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sessions.errors import CorruptStore, SchemaTooNew
+from sessions.errors import CorruptStore, SchemaTooNew, StoreUnusable
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _MOVE_ASIDE = (
@@ -93,10 +93,19 @@ def probe(path: Path) -> None:
         return
     if size == 0:
         return
-    with path.open("rb") as handle:
-        if handle.read(len(_SQLITE_MAGIC)) != _SQLITE_MAGIC:
-            raise CorruptStore(path, "it is not an SQLite database", _MOVE_ASIDE)
-    uri = path.resolve().as_uri() + "?mode=ro"
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise StoreUnusable(
+            path, f"it cannot be read ({exc.strerror})", "Check the file's permissions."
+        ) from exc
+    if magic != _SQLITE_MAGIC:
+        raise CorruptStore(path, "it is not an SQLite database", _MOVE_ASIDE)
+    # Without a -wal file there is nothing but the main file to read: `immutable` then reads
+    # it without creating -wal/-shm side files. With one, read-only mode must consult it.
+    wal = path.with_name(path.name + "-wal")
+    uri = path.resolve().as_uri() + ("?mode=ro" if wal.exists() else "?immutable=1")
     try:
         conn = sqlite3.connect(uri, uri=True, isolation_level=None)
     except sqlite3.Error as exc:

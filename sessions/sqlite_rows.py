@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -24,12 +25,14 @@ SESSION_COLUMNS = (
     "model_calls, name_set_by_user"
 )
 # One JSON object per row, assembled by SQLite; `role` is checked on insert, ids are quoted.
+# Default metadata is left out, so pydantic shares its default instead of building 10,000.
 _LOAD_MESSAGES = (
     """SELECT '{"role":"' || role || '","id":' || json_quote(message_id)"""
     """ || ',"created":' || created || ',"content":' || content_json"""
-    """ || ',"metadata":' || metadata_json || '}'"""
-    " FROM messages WHERE session_id = ? ORDER BY seq"
+    """ || CASE WHEN metadata_json = ? THEN '' ELSE ',"metadata":' || metadata_json END"""
+    """ || '}' FROM messages WHERE session_id = ? ORDER BY seq"""
 )
+_DEFAULT_METADATA_JSON = MessageMetadata().model_dump_json()
 INSERT_MESSAGE = (
     "INSERT INTO messages (session_id, message_id, role, created, content_json, metadata_json) "
     "VALUES (?, ?, ?, ?, ?, ?)"
@@ -108,7 +111,7 @@ def session_from_row(row: Sequence[Any]) -> Session:
 
 
 def fetch_messages(conn: sqlite3.Connection, session_id: str) -> list[Message]:
-    rows = conn.execute(_LOAD_MESSAGES, (session_id,)).fetchall()
+    rows = conn.execute(_LOAD_MESSAGES, (_DEFAULT_METADATA_JSON, session_id)).fetchall()
     if not rows:
         require_session(conn, session_id)
     return _MESSAGES.validate_json("[" + ",".join(row[0] for row in rows) + "]")
@@ -140,19 +143,11 @@ def fetch_usage(conn: sqlite3.Connection, session_id: str) -> list[UsageRecord]:
 
 
 def fetch_extension_data(conn: sqlite3.Connection, session_id: str) -> dict[str, Any]:
-    row = conn.execute(
-        "SELECT extension_data FROM sessions WHERE id = ?", (session_id,)
-    ).fetchone()
+    row = conn.execute("SELECT extension_data FROM sessions WHERE id = ?", (session_id,)).fetchone()
     if row is None:
         raise SessionNotFound(session_id)
-    data: dict[str, Any] = json_loads(row[0])
+    data: dict[str, Any] = json.loads(row[0])
     return data
-
-
-def json_loads(text: str) -> Any:
-    import json
-
-    return json.loads(text)
 
 
 def agent_view_changes(

@@ -3,7 +3,7 @@
 Connection settings follow the crash-safety checklist: WAL, `foreign_keys`, a busy timeout,
 `isolation_level=None` with an explicit `BEGIN IMMEDIATE` around every write, so a turn's
 writes land together or not at all. `synchronous=NORMAL` (the default) survives any process
-crash; `synchronous="full"` also survives power loss at about 1 ms more per commit.
+crash; `synchronous="full"` also survives power loss, at about 1 ms more per commit.
 
 Message content is stored as JSON and metadata in its own column, so a visibility flip
 rewrites only the metadata. Loading builds one JSON array in SQL and validates it in a single
@@ -19,76 +19,29 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from pydantic import TypeAdapter
-
-from conversation import Content, Message, MessageMetadata
-from providers import Usage
-from sessions.errors import CorruptStore, MessageConflict, SessionNotFound
+from conversation import Message, MessageMetadata
+from sessions import sqlite_rows as rows
+from sessions.errors import CorruptStore, MessageConflict, StoreUnusable
 from sessions.locking import SessionLocks
-from sessions.records import (
-    Session,
-    SessionChanges,
-    SessionSnapshot,
-    TokenTotals,
-    UsageKind,
-    UsageRecord,
-)
+from sessions.records import Session, SessionChanges, SessionSnapshot, TokenTotals, UsageRecord
 from sessions.redaction import redact_json, redact_text, refuse_secret_keys
 from sessions.schema import migrate, probe
 
 DEFAULT_FILENAME = "sessions.db"
 _VALID_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
-
-_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
-_CONTENT: TypeAdapter[tuple[Content, ...]] = TypeAdapter(tuple[Content, ...])
-
-_SESSION_COLUMNS = (
-    "id, name, working_dir, provider, model, created_at, updated_at, message_count, "
-    "context_tokens, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, "
-    "model_calls, name_set_by_user"
-)
-# One JSON object per row, assembled by SQLite; `role` is checked on insert, ids are quoted.
-_LOAD_MESSAGES = (
-    """SELECT '{"role":"' || role || '","id":' || json_quote(message_id)"""
-    """ || ',"created":' || created || ',"content":' || content_json"""
-    """ || ',"metadata":' || metadata_json || '}'"""
-    " FROM messages WHERE session_id = ? ORDER BY seq"
+_SALVAGE = (
+    "Export the sessions you can still read (`gosling sessions export`), then move the file "
+    "aside; gosling starts a new one."
 )
 
 
-def _content_json(message: Message) -> str:
-    return redact_json(_CONTENT.dump_json(message.content).decode())
-
-
-def _session_from_row(row: Sequence[Any]) -> Session:
-    return Session(
-        id=row[0],
-        name=row[1],
-        working_dir=Path(row[2]),
-        provider=row[3],
-        model=row[4],
-        created_at=row[5],
-        updated_at=row[6],
-        message_count=row[7],
-        tokens=TokenTotals(
-            context_tokens=row[8],
-            input_tokens=row[9],
-            output_tokens=row[10],
-            cache_read_tokens=row[11],
-            cache_write_tokens=row[12],
-            model_calls=row[13],
-        ),
-        name_set_by_user=bool(row[14]),
-    )
-
-
-def _sum_usage(records: Sequence[UsageRecord], start: TokenTotals) -> TokenTotals:
-    totals = start
+def _sum_usage(records: Sequence[UsageRecord]) -> TokenTotals:
+    totals = TokenTotals()
     for record in records:
         totals = totals.plus(record)
     return totals
@@ -104,6 +57,8 @@ class SqliteSessionStore:
         synchronous: Literal["normal", "full"] = "normal",
         busy_timeout: float = 10.0,
     ) -> None:
+        if synchronous not in ("normal", "full"):
+            raise ValueError(f"synchronous must be 'normal' or 'full', not {synchronous!r}")
         self.path = Path(path)
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         probe(self.path)
@@ -117,11 +72,16 @@ class SqliteSessionStore:
             conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn, self.path)
+        except sqlite3.OperationalError as exc:  # permissions, a full disk, a lock held too long
+            conn.close()
+            raise StoreUnusable(
+                self.path,
+                f"SQLite cannot open it ({exc})",
+                "Check that you can read and write the file and its directory.",
+            ) from exc
         except sqlite3.DatabaseError as exc:
             conn.close()
-            if isinstance(exc, sqlite3.OperationalError):
-                raise
-            raise CorruptStore(self.path, f"SQLite cannot use it ({exc})", "") from exc
+            raise CorruptStore(self.path, f"SQLite cannot use it ({exc})", _SALVAGE) from exc
         except BaseException:
             conn.close()
             raise
@@ -139,45 +99,46 @@ class SqliteSessionStore:
     # -- plumbing -------------------------------------------------------------------------------
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
+        """One transaction; damage SQLite finds on the way becomes `CorruptStore`."""
         with self._mutex:
-            self._conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self._conn
-                self._conn.execute("COMMIT")
-            except BaseException:
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
-                raise
+                self._conn.execute(begin)
+                try:
+                    yield self._conn
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.DatabaseError as exc:
+                if type(exc) is not sqlite3.DatabaseError:  # integrity, busy, ...: not damage
+                    raise
+                raise CorruptStore(self.path, f"SQLite reports damage ({exc})", _SALVAGE) from exc
 
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A write transaction that takes the database's write lock up front."""
+        return self._transaction("BEGIN IMMEDIATE")
+
+    def _read(self) -> AbstractContextManager[sqlite3.Connection]:
         """A read transaction, so several queries see one consistent state."""
-        with self._mutex:
-            self._conn.execute("BEGIN")
-            try:
-                yield self._conn
-            finally:
-                self._conn.execute("COMMIT")
-
-    def _require(self, conn: sqlite3.Connection, session_id: str) -> None:
-        if not conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
-            raise SessionNotFound(session_id)
+        return self._transaction("BEGIN")
 
     def _lease(self, session_id: str) -> None:
-        if not self._locks.holds(session_id):
-            with self._mutex:
-                self._require(self._conn, session_id)
-            self._locks.acquire(session_id)
+        with self._mutex:  # two threads of this process must not race for the same lock
+            if not self._locks.holds(session_id):
+                with self._read() as conn:
+                    rows.require_session(conn, session_id)
+                self._locks.acquire(session_id)
 
     def _new_id(self, conn: sqlite3.Connection, now: float) -> str:
         day = time.strftime("%Y%m%d", time.localtime(now))
-        rows = conn.execute(
+        taken = conn.execute(
             "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\'", (day + "\\_%",)
         ).fetchall()
-        suffixes = (row[0][len(day) + 1 :] for row in rows)
-        taken = max((int(s) for s in suffixes if s.isdigit()), default=0)
-        return f"{day}_{taken + 1}"
+        suffixes = (row[0][len(day) + 1 :] for row in taken)
+        highest = max((int(s) for s in suffixes if s.isdigit()), default=0)
+        return f"{day}_{highest + 1}"
 
     # -- sessions -------------------------------------------------------------------------------
 
@@ -197,35 +158,28 @@ class SqliteSessionStore:
                 "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (session_id, redact_text(name), str(working_dir), provider, model, now, now),
             )
-        return self.get(session_id)
+            return rows.fetch_session(conn, session_id)
 
     def get(self, session_id: str) -> Session:
-        with self._mutex:
-            row = self._conn.execute(
-                f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
-            ).fetchone()
-        if row is None:
-            raise SessionNotFound(session_id)
-        return _session_from_row(row)
+        with self._read() as conn:
+            return rows.fetch_session(conn, session_id)
 
     def list_sessions(self, *, limit: int | None = None) -> list[Session]:
-        with self._mutex:
-            rows = self._conn.execute(
-                f"SELECT {_SESSION_COLUMNS} FROM sessions "
+        with self._read() as conn:
+            found = conn.execute(
+                f"SELECT {rows.SESSION_COLUMNS} FROM sessions "
                 "ORDER BY updated_at DESC, rowid DESC LIMIT ?",
                 (-1 if limit is None else limit,),
             ).fetchall()
-        return [_session_from_row(row) for row in rows]
+        return [rows.session_from_row(row) for row in found]
 
     def rename(self, session_id: str, name: str, *, by_user: bool = True) -> Session:
         with self._write() as conn:
-            cursor = conn.execute(
+            conn.execute(
                 "UPDATE sessions SET name = ?, name_set_by_user = ? WHERE id = ?",
                 (redact_text(name), int(by_user), session_id),
             )
-            if cursor.rowcount == 0:
-                raise SessionNotFound(session_id)
-        return self.get(session_id)
+            return rows.fetch_session(conn, session_id)
 
     def update_session(
         self,
@@ -236,14 +190,12 @@ class SqliteSessionStore:
         model: str | None = None,
     ) -> Session:
         with self._write() as conn:
-            cursor = conn.execute(
+            conn.execute(
                 "UPDATE sessions SET working_dir = COALESCE(?, working_dir), "
                 "provider = COALESCE(?, provider), model = COALESCE(?, model) WHERE id = ?",
                 (None if working_dir is None else str(working_dir), provider, model, session_id),
             )
-            if cursor.rowcount == 0:
-                raise SessionNotFound(session_id)
-        return self.get(session_id)
+            return rows.fetch_session(conn, session_id)
 
     def delete(self, session_id: str) -> None:
         self._lease(session_id)
@@ -271,22 +223,9 @@ class SqliteSessionStore:
     def _apply(self, conn: sqlite3.Connection, session_id: str, changes: SessionChanges) -> None:
         """Appends, then metadata updates (which may name just-appended messages), then usage,
         then the session's counters."""
-        rows = [
-            (
-                session_id,
-                m.id,
-                m.role,
-                m.created,
-                _content_json(m),
-                m.metadata.model_dump_json(),
-            )
-            for m in changes.append
-        ]
         try:
             conn.executemany(
-                "INSERT INTO messages (session_id, message_id, role, created, content_json, "
-                "metadata_json) VALUES (?, ?, ?, ?, ?, ?)",
-                rows,
+                rows.INSERT_MESSAGE, [rows.message_row(session_id, m) for m in changes.append]
             )
         except sqlite3.IntegrityError as exc:
             raise MessageConflict(
@@ -303,26 +242,8 @@ class SqliteSessionStore:
                 raise MessageConflict(
                     f"session {session_id!r} has no message {message_id!r} to update"
                 )
-        conn.executemany(
-            "INSERT INTO usage (session_id, created, model, kind, input_tokens, output_tokens, "
-            "cache_read_tokens, cache_write_tokens, stop_reason) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    session_id,
-                    r.created,
-                    r.model,
-                    str(r.kind),
-                    r.usage.input_tokens,
-                    r.usage.output_tokens,
-                    r.usage.cache_read_tokens,
-                    r.usage.cache_write_tokens,
-                    r.usage.stop_reason,
-                )
-                for r in changes.usage
-            ],
-        )
-        delta = _sum_usage(changes.usage, TokenTotals())
+        conn.executemany(rows.INSERT_USAGE, [rows.usage_row(session_id, r) for r in changes.usage])
+        delta = _sum_usage(changes.usage)
         context = delta.context_tokens
         if changes.context_tokens is not None:
             context = changes.context_tokens
@@ -334,7 +255,7 @@ class SqliteSessionStore:
             "cache_write_tokens = cache_write_tokens + ?, model_calls = model_calls + ?, "
             "updated_at = ? WHERE id = ?",
             (
-                len(rows),
+                len(changes.append),
                 context,
                 delta.input_tokens,
                 delta.output_tokens,
@@ -380,10 +301,10 @@ class SqliteSessionStore:
                     (session_id,),
                 )
             }
-            changes = _agent_view_changes(session_id, stored, messages)
+            view = rows.agent_view_changes(session_id, stored, messages)
             changes = SessionChanges(
-                append=changes.append,
-                metadata=changes.metadata,
+                append=view.append,
+                metadata=view.metadata,
                 usage=tuple(usage),
                 context_tokens=context_tokens,
             )
@@ -391,61 +312,34 @@ class SqliteSessionStore:
 
     def load_messages(self, session_id: str) -> list[Message]:
         with self._read() as conn:
-            rows = conn.execute(_LOAD_MESSAGES, (session_id,)).fetchall()
-            if not rows:
-                self._require(conn, session_id)
-        return _MESSAGES.validate_json("[" + ",".join(row[0] for row in rows) + "]")
+            return rows.fetch_messages(conn, session_id)
 
     def usage_records(self, session_id: str) -> list[UsageRecord]:
         with self._read() as conn:
-            rows = conn.execute(
-                "SELECT created, model, kind, input_tokens, output_tokens, cache_read_tokens, "
-                "cache_write_tokens, stop_reason FROM usage WHERE session_id = ? ORDER BY seq",
-                (session_id,),
-            ).fetchall()
-            if not rows:
-                self._require(conn, session_id)
-        return [
-            UsageRecord(
-                usage=Usage(
-                    input_tokens=row[3],
-                    output_tokens=row[4],
-                    cache_read_tokens=row[5],
-                    cache_write_tokens=row[6],
-                    stop_reason=row[7],
-                ),
-                model=row[1],
-                kind=UsageKind(row[2]),
-                created=row[0],
-            )
-            for row in rows
-        ]
+            return rows.fetch_usage(conn, session_id)
 
     # -- extension data -------------------------------------------------------------------------
 
     def get_extension_data(self, session_id: str) -> dict[str, Any]:
-        with self._mutex:
-            row = self._conn.execute(
-                "SELECT extension_data FROM sessions WHERE id = ?", (session_id,)
-            ).fetchone()
-        if row is None:
-            raise SessionNotFound(session_id)
-        data: dict[str, Any] = json.loads(row[0])
-        return data
+        with self._read() as conn:
+            return rows.fetch_extension_data(conn, session_id)
 
     def set_extension_data(self, session_id: str, key: str, value: Any) -> None:
         refuse_secret_keys({key: value}, "")
-        encoded_value = _encode_extension_value(key, value)
+        try:
+            encoded = json.loads(json.dumps(value))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"extension data {key!r} must be plain JSON (dicts, lists, strings, numbers, "
+                f"booleans, None): {exc}"
+            ) from exc
         self._lease(session_id)
         with self._write() as conn:
-            (current,) = conn.execute(
-                "SELECT extension_data FROM sessions WHERE id = ?", (session_id,)
-            ).fetchone()
-            data = json.loads(current)
+            data = rows.fetch_extension_data(conn, session_id)
             if value is None:
                 data.pop(key, None)
             else:
-                data[key] = json.loads(encoded_value)
+                data[key] = encoded
             conn.execute(
                 "UPDATE sessions SET extension_data = ?, updated_at = ? WHERE id = ?",
                 (redact_json(json.dumps(data)), time.time(), session_id),
@@ -454,11 +348,11 @@ class SqliteSessionStore:
     # -- whole sessions -------------------------------------------------------------------------
 
     def snapshot(self, session_id: str) -> SessionSnapshot:
-        with self._read():
-            session = self.get(session_id)
-            messages = self.load_messages(session_id)
-            usage = self.usage_records(session_id)
-            extension_data = self.get_extension_data(session_id)
+        with self._read() as conn:
+            session = rows.fetch_session(conn, session_id)
+            messages = rows.fetch_messages(conn, session_id)
+            usage = rows.fetch_usage(conn, session_id)
+            extension_data = rows.fetch_extension_data(conn, session_id)
         return SessionSnapshot(
             id=session.id,
             name=session.name,
@@ -480,7 +374,7 @@ class SqliteSessionStore:
             raise MessageConflict("the session to restore repeats a message id")
         refuse_secret_keys(dict(snapshot.extension_data), "")
         extension_json = redact_json(json.dumps(dict(snapshot.extension_data)))
-        tokens = snapshot.tokens or _sum_usage(snapshot.usage, TokenTotals())
+        tokens = snapshot.tokens or _sum_usage(snapshot.usage)
         now = time.time()
         created = snapshot.created_at if snapshot.created_at is not None else now
         updated = snapshot.updated_at if snapshot.updated_at is not None else created
@@ -493,7 +387,7 @@ class SqliteSessionStore:
             ):
                 session_id = self._new_id(conn, now)
             conn.execute(
-                f"INSERT INTO sessions ({_SESSION_COLUMNS}, extension_data) "
+                f"INSERT INTO sessions ({rows.SESSION_COLUMNS}, extension_data) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
@@ -503,7 +397,7 @@ class SqliteSessionStore:
                     snapshot.model,
                     created,
                     updated,
-                    0,
+                    len(snapshot.messages),
                     tokens.context_tokens,
                     tokens.input_tokens,
                     tokens.output_tokens,
@@ -514,37 +408,21 @@ class SqliteSessionStore:
                     extension_json,
                 ),
             )
-            self._apply(
-                conn,
-                session_id,
-                SessionChanges(append=tuple(snapshot.messages), usage=tuple(snapshot.usage)),
+            conn.executemany(
+                rows.INSERT_MESSAGE, [rows.message_row(session_id, m) for m in snapshot.messages]
             )
-            # _apply counted the usage and bumped updated_at; the snapshot's values win.
-            conn.execute(
-                "UPDATE sessions SET updated_at = ?, context_tokens = ?, input_tokens = ?, "
-                "output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?, "
-                "model_calls = ? WHERE id = ?",
-                (
-                    updated,
-                    tokens.context_tokens,
-                    tokens.input_tokens,
-                    tokens.output_tokens,
-                    tokens.cache_read_tokens,
-                    tokens.cache_write_tokens,
-                    tokens.model_calls,
-                    session_id,
-                ),
+            conn.executemany(
+                rows.INSERT_USAGE, [rows.usage_row(session_id, r) for r in snapshot.usage]
             )
-        return self.get(session_id)
+            return rows.fetch_session(conn, session_id)
 
     # -- maintenance ----------------------------------------------------------------------------
 
     def check_integrity(self) -> list[str]:
         """Problems `PRAGMA integrity_check` finds; empty when the file is sound."""
-        with self._mutex:
-            rows = self._conn.execute("PRAGMA integrity_check").fetchall()
-        problems = [row[0] for row in rows]
-        return [] if problems == ["ok"] else problems
+        with self._read() as conn:
+            found = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+        return [] if found == ["ok"] else found
 
     def close(self) -> None:
         with self._mutex:
@@ -561,59 +439,3 @@ class SqliteSessionStore:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-def _encode_extension_value(key: str, value: Any) -> str:
-    try:
-        return json.dumps(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"extension data {key!r} must be plain JSON (dicts, lists, strings, numbers, "
-            f"booleans, None): {exc}"
-        ) from exc
-
-
-def _agent_view_changes(
-    session_id: str,
-    stored: Mapping[str, tuple[int, str, str]],
-    messages: Sequence[Message],
-) -> SessionChanges:
-    """What to write so the stored agent view becomes that of `messages`.
-
-    New messages can only be appended, so every agent-visible stored message in `messages`
-    must come before every agent-visible new one, in stored order.
-    """
-    append: list[Message] = []
-    metadata: dict[str, MessageMetadata] = {}
-    seen: set[str] = set()
-    last_seq = -1
-    new_visible = False
-    for message in messages:
-        if message.id in seen:
-            raise MessageConflict(f"message {message.id!r} appears twice in the new view")
-        seen.add(message.id)
-        if message.id not in stored:
-            append.append(message)
-            new_visible = new_visible or message.metadata.agent_visible
-            continue
-        seq, content_json, metadata_json = stored[message.id]
-        if _content_json(message) != content_json:
-            raise MessageConflict(
-                f"message {message.id!r} of session {session_id!r} has different content "
-                "than the stored one; stored messages never change, give a replacement a new id"
-            )
-        if message.metadata.agent_visible:
-            if new_visible or seq < last_seq:
-                raise MessageConflict(
-                    "the new agent view puts stored messages after new ones or out of their "
-                    "stored order; new messages can only be appended at the end"
-                )
-            last_seq = seq
-        if message.metadata.model_dump_json() != metadata_json:
-            metadata[message.id] = message.metadata
-    for message_id, (_, _, metadata_json) in stored.items():
-        if message_id not in seen:
-            old = MessageMetadata.model_validate_json(metadata_json)
-            if old.agent_visible:
-                metadata[message_id] = old.with_agent_invisible()
-    return SessionChanges(append=tuple(append), metadata=metadata)

@@ -1,0 +1,231 @@
+"""`gosling sessions`: list, show, rename, remove, export and import stored sessions."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from sessions import Session, SqliteSessionStore
+
+
+@contextmanager
+def _store() -> Iterator[SqliteSessionStore]:
+    """The user's session store; store errors become one-line CLI errors."""
+    from prompts.locations import user_dirs
+    from sessions import SessionStoreError, SqliteSessionStore
+
+    try:
+        store = SqliteSessionStore.open_default(user_dirs().data)
+    except SessionStoreError as exc:
+        raise click.ClickException(str(exc)) from exc
+    try:
+        yield store
+    except SessionStoreError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        store.close()
+
+
+def _iso(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
+
+
+def _local(timestamp: float) -> str:
+    when = datetime.fromtimestamp(timestamp)
+    same_year = when.year == datetime.now().year
+    return when.strftime("%m-%d %H:%M" if same_year else "%Y-%m-%d")
+
+
+def _home(path: Path) -> str:
+    home = Path.home()
+    return (
+        f"~/{path.relative_to(home)}" if path.is_relative_to(home) and path != home else str(path)
+    )
+
+
+def _compact(n: int | None) -> str:
+    if n is None:
+        return "-"
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def _as_json(session: Session) -> dict[str, Any]:
+    tokens = session.tokens
+    return {
+        "id": session.id,
+        "name": session.name,
+        "working_dir": str(session.working_dir),
+        "provider": session.provider,
+        "model": session.model,
+        "message_count": session.message_count,
+        "created_at": _iso(session.created_at),
+        "updated_at": _iso(session.updated_at),
+        "tokens": {
+            "context": tokens.context_tokens,
+            "input": tokens.input_tokens,
+            "output": tokens.output_tokens,
+            "cache_read": tokens.cache_read_tokens,
+            "cache_write": tokens.cache_write_tokens,
+            "total": tokens.total_tokens,
+            "model_calls": tokens.model_calls,
+        },
+    }
+
+
+@click.group("sessions")
+def sessions_group() -> None:
+    """List, show, rename, remove, export and import stored sessions."""
+
+
+@sessions_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array for scripts.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most N.")
+def list_sessions(as_json: bool, limit: int | None) -> None:
+    """Sessions, most recently used first."""
+    with _store() as store:
+        found = store.list_sessions(limit=limit)
+    if as_json:
+        click.echo(json.dumps([_as_json(s) for s in found], indent=2))
+        return
+    if not found:
+        click.echo("No sessions yet. Start one with `gosling session`.")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False)
+    table.add_column("ID", no_wrap=True)
+    table.add_column("Updated", no_wrap=True)
+    table.add_column("Msgs", justify="right", no_wrap=True)
+    table.add_column("Context", justify="right", no_wrap=True)
+    table.add_column("Tokens", justify="right", no_wrap=True)
+    table.add_column("Name", ratio=1)
+    table.add_column("Directory", ratio=1, overflow="fold")
+    for s in found:
+        table.add_row(
+            s.id,
+            _local(s.updated_at),
+            str(s.message_count),
+            _compact(s.tokens.context_tokens),
+            _compact(s.tokens.total_tokens),
+            s.name or "(unnamed)",
+            _home(s.working_dir),
+        )
+    Console().print(table)
+
+
+@sessions_group.command("show")
+@click.argument("session_id")
+def show(session_id: str) -> None:
+    """Print the transcript of a session as the user saw it."""
+    from sessions import export_session
+
+    with _store() as store:
+        text = export_session(store, session_id, "markdown")
+    click.echo(text, nl=False)
+
+
+@sessions_group.command("rename")
+@click.argument("session_id")
+@click.argument("name")
+def rename(session_id: str, name: str) -> None:
+    """Give a session a new name."""
+    with _store() as store:
+        session = store.rename(session_id, name)
+    click.echo(f"renamed {session.id} to {session.name!r}")
+
+
+@sessions_group.command("rm")
+@click.argument("session_id")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+def remove(session_id: str, yes: bool) -> None:
+    """Delete a session and all its messages."""
+    with _store() as store:
+        session = store.get(session_id)
+        if not yes:
+            label = f"{session.name!r}, " if session.name else ""
+            click.confirm(
+                f"Delete session {session.id} ({label}{session.message_count} messages)?",
+                abort=True,
+            )
+        store.delete(session_id)
+    click.echo(f"deleted {session_id}")
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write atomically (temp file, fsync, rename) with mode 0600: exports hold transcripts."""
+    path = path.expanduser()
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+@sessions_group.command("export")
+@click.argument("session_id")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "markdown"]),
+    default="jsonl",
+    show_default=True,
+    help="jsonl is lossless (re-importable); markdown shows what the user saw.",
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
+)
+def export(session_id: str, fmt: str, output: Path | None) -> None:
+    """Write a session as JSON Lines or Markdown (to stdout unless -o is given)."""
+    from sessions import export_session
+
+    with _store() as store:
+        text = export_session(store, session_id, "markdown" if fmt == "markdown" else "jsonl")
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    _write_private(output, text)
+    click.echo(f"wrote {output}", err=True)
+
+
+@sessions_group.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@click.option("--format", "fmt", default=None, help="Importer to use (default: detect).")
+def import_(file: Path, fmt: str | None) -> None:
+    """Import a session file (`-` reads stdin); prints the new session's id."""
+    from sessions import ImportFailed, parse_session_text
+
+    try:
+        if str(file) == "-":
+            text, source = sys.stdin.read(), "stdin"
+        else:
+            text, source = file.read_text(encoding="utf-8"), str(file)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.ClickException(f"cannot read {file}: {exc}") from exc
+    with _store() as store:
+        try:
+            snapshot = parse_session_text(text, source, format=fmt)
+        except ImportFailed as exc:
+            raise click.ClickException(str(exc)) from exc
+        session = store.restore(snapshot)
+    click.echo(session.id)
+    click.echo(f"imported {session.message_count} messages as session {session.id}", err=True)

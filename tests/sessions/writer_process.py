@@ -1,0 +1,56 @@
+"""A separate process that uses the store, for the multi-process and crash tests.
+
+    python -m tests.sessions.writer_process append DB SESSION TURNS   (TURNS 0 = forever)
+    python -m tests.sessions.writer_process hold DB SESSION
+
+`append` commits one turn at a time (an assistant tool call, its result and a usage record)
+and prints the ids of the turn's messages only after the commit returned. `hold` takes the
+session's writer lease, prints "ready" and keeps it until stdin closes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from typing import TextIO
+
+from conversation import Message, TextContent, ToolRequest, ToolResponse
+from providers import Usage
+from sessions import SessionChanges, SqliteSessionStore, UsageRecord
+
+
+def turn(n: int) -> tuple[Message, Message]:
+    call_id = f"call_{os.getpid()}_{n}"
+    request = Message.assistant(
+        f"step {n}", ToolRequest(id=call_id, name="shell", arguments={"n": n})
+    )
+    result = Message.user(None, ToolResponse(id=call_id, content=(TextContent(text="x" * 200),)))
+    return request, result
+
+
+def append(db: str, session_id: str, turns: int, out: TextIO = sys.stdout) -> None:
+    with SqliteSessionStore(db) as store:
+        counter = itertools.count() if turns == 0 else range(turns)
+        for n in counter:
+            request, result = turn(n)
+            usage = UsageRecord(Usage(input_tokens=1000 + n, output_tokens=10), model="fake")
+            store.commit(session_id, SessionChanges(append=(request, result), usage=(usage,)))
+            out.write(f"{request.id} {result.id}\n")
+            out.flush()
+
+
+def hold(db: str, session_id: str) -> None:
+    with SqliteSessionStore(db) as store:
+        store.open_for_writing(session_id)
+        sys.stdout.write("ready\n")
+        sys.stdout.flush()
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    command, db, session_id, *rest = sys.argv[1:]
+    if command == "append":
+        append(db, session_id, int(rest[0]))
+    else:
+        hold(db, session_id)
