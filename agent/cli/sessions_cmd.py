@@ -209,10 +209,18 @@ def export(session_id: str, fmt: str, output: Path | None) -> None:
 
 @sessions_group.command("import")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
-@click.option("--format", "fmt", default=None, help="Importer to use (default: detect).")
+@click.option(
+    "--format",
+    "fmt",
+    default=None,
+    help="gosling-jsonl, claude-code, mini-swe-agent, openhands or openai-chat (default: detect).",
+)
 def import_(file: Path, fmt: str | None) -> None:
-    """Import a session file (`-` reads stdin); prints the new session's id."""
-    from sessions import ImportFailed, parse_session_text
+    """Import a session file (`-` reads stdin): gosling's own jsonl export, a Claude Code
+    session, a mini-swe-agent trajectory, an OpenHands log or OpenAI-chat JSON. Prints the id
+    of each new session (an OpenHands file may hold several runs)."""
+    from sessions import ImportFailed
+    from sessions.importers import parse_transcripts, to_snapshot
 
     try:
         if str(file) == "-":
@@ -221,11 +229,18 @@ def import_(file: Path, fmt: str | None) -> None:
             text, source = file.read_text(encoding="utf-8"), str(file)
     except (OSError, UnicodeDecodeError) as exc:
         raise click.ClickException(f"cannot read {file}: {exc}") from exc
+    try:
+        transcripts = parse_transcripts(text, source=source, format=fmt)  # type: ignore[arg-type]
+    except ImportFailed as exc:
+        raise click.ClickException(str(exc)) from exc
     with _store() as store:
-        try:
-            snapshot = parse_session_text(text, source, format=fmt)
-        except ImportFailed as exc:
-            raise click.ClickException(str(exc)) from exc
-        session = store.restore(snapshot)
-    click.echo(session.id)
-    click.echo(f"imported {session.message_count} messages as session {session.id}", err=True)
+        for transcript in transcripts:
+            session = store.restore(to_snapshot(transcript))
+            click.echo(session.id)
+            stats = transcript.stats
+            skipped = f", skipped {stats.skipped_total} record(s)" if stats.skipped_total else ""
+            click.echo(
+                f"imported {session.message_count} messages ({stats.tool_calls} tool calls) "
+                f"from {transcript.source_format} as session {session.id}{skipped}",
+                err=True,
+            )

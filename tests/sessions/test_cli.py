@@ -140,7 +140,8 @@ def test_import_of_a_foreign_file_is_a_clear_error(tmp_path: Path) -> None:
     path.write_text('{"hello": 1}\n')
     result = run("import", str(path))
     assert result.exit_code == 1
-    assert "not in a session format gosling can import" in result.output
+    assert "not a transcript gosling can import" in result.output
+    assert "claude-code" in result.output
 
 
 def test_a_corrupt_database_is_reported_not_replaced() -> None:
@@ -151,3 +152,20 @@ def test_a_corrupt_database_is_reported_not_replaced() -> None:
     assert result.exit_code == 1
     assert str(db) in result.output and "not modified" in result.output
     assert db.read_bytes() == b"garbage" * 100
+
+
+def test_import_of_a_foreign_transcript_creates_sessions(tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text(
+        '[{"role": "user", "content": "list files"},'
+        ' {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",'
+        ' "function": {"name": "bash", "arguments": "{\\"command\\": \\"ls\\"}"}}]},'
+        ' {"role": "tool", "tool_call_id": "c1", "content": "a.py"},'
+        ' {"role": "assistant", "content": "There is a.py"}]'
+    )
+    result = run("import", str(path))
+    assert result.exit_code == 0, result.output
+    session_id = result.stdout.strip()
+    assert "from openai-chat" in result.stderr and "(1 tool calls)" in result.stderr
+    shown = run("show", session_id)
+    assert "There is a.py" in shown.stdout
