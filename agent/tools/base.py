@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from agent.tools.schema import arguments_model, model_schema, parse_docstring
-from conversation import ImageContent, TextContent
+from conversation import ImageContent, Message, TextContent
 from providers.base import ToolSpec
 
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -99,6 +99,9 @@ class ToolContext:
 
     working_dir: Path
     extension_data: ExtensionData = field(default_factory=MemoryExtensionData)
+    session_messages: Callable[[], Sequence[Message]] | None = None
+    """Every message of the session, visible or not (`context__recall` reads hidden tool
+    output from them); None when the call runs outside a session."""
 
 
 class Tool(ABC):

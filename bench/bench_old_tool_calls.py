@@ -1,0 +1,75 @@
+"""Old tool calls on a long session: cost of masking and of applying pair summaries on a
+10,000-message conversation, and the tokens masking saves there (synthetic outputs)."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from context_mgmt.masking import MaskingCache, apply_masking, mark_masked, tool_results_to_mask
+from context_mgmt.tokens import TokenCounter
+from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, plan_tool_pair_summaries
+from conversation import Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
+
+MESSAGES = 10_000
+
+
+def _session(n: int) -> list[Message]:
+    messages = [Message.user("Refactor the storage layer.")]
+    for i in range((n - 1) // 2):
+        call = ToolRequest(
+            id=f"c{i}", name="developer__shell", arguments={"command": f"grep -rn item_{i} src/"}
+        )
+        output = "\n".join(
+            f"src/module_{j}.py:{j * 7}: item_{i} = compute({j}, {i})" for j in range(20)
+        )
+        messages.append(Message.assistant(None, call))
+        messages.append(
+            Message.user(None, ToolResponse(id=f"c{i}", content=(TextContent(text=output),)))
+        )
+    return messages
+
+
+def _ms(fn: Any, repeat: int = 5) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return round(best * 1000, 3)
+
+
+def run() -> dict[str, Any]:
+    messages = _session(MESSAGES)
+    choose_ms = _ms(lambda: tool_results_to_mask(messages))
+    masked = mark_masked(messages, tool_results_to_mask(messages))
+    cache = MaskingCache(size=MESSAGES)
+    cold_ms = _ms(lambda: apply_masking(masked, cache=MaskingCache(size=MESSAGES)), repeat=1)
+    apply_masking(masked, cache=cache)
+    warm_ms = _ms(lambda: apply_masking(masked, cache=cache))
+
+    counter = TokenCounter()
+    before = counter.count_messages(messages)
+    after = counter.count_messages(apply_masking(masked, cache=cache))
+
+    meta = MessageMetadata.agent_only().with_kind(TOOL_SUMMARY_KIND)
+    notes = {
+        f"c{i}": Message(role="user", content=(TextContent(text=f"ran grep {i}"),), metadata=meta)
+        for i in range(10)
+    }
+    plan_ms = _ms(lambda: plan_tool_pair_summaries(messages, notes))
+    return {
+        "messages": len(messages),
+        "tool_results_to_mask_ms": choose_ms,
+        "apply_masking_cold_ms": cold_ms,
+        "apply_masking_warm_ms": warm_ms,
+        "masking_tokens_before": before,
+        "masking_tokens_after": after,
+        "masking_saved_percent": round(100 * (before - after) / before, 1),
+        "plan_tool_pair_summaries_ms": plan_ms,
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(), indent=2))

@@ -1,0 +1,205 @@
+"""Observation masking: old tool outputs become one-line placeholders, with no model call.
+
+Tool outputs are most of an agent's tokens and go stale fast. Masking keeps every tool call
+and its result in place (requests and responses stay paired, roles and order do not change)
+and only swaps the *shown* content of old results for a placeholder that names the tool, its
+arguments, the size of what was removed and how to get it back:
+
+    [output of developer__shell {"command": "pytest -x"} hidden to save context: 212 lines,
+    9,841 chars; call context__recall("call_abc") to see it]
+
+Storage: the decision is the `masked` flag of a tool-result message's metadata; the original
+content stays in that same message, so nothing is lost and `context_mgmt.recall` finds it.
+`apply_masking(view)` swaps flagged messages for placeholder copies when a request is built
+(`MaskingPresenter` does the same one message at a time, for views built incrementally).
+
+Prompt caching: the masked set moves in steps of `MASK_BATCH_SIZE` calls. Results are masked
+only once they are older than the last `keep_last` calls *and* a whole batch of such calls has
+piled up, so the bytes of the prompt prefix change once every `batch` tool calls rather than
+on every call (between `keep_last` and `keep_last + batch - 1` recent calls stay verbatim).
+A masked message stays masked, and its placeholder is a pure function of the original, so the
+masked prefix itself is byte-stable from request to request.
+
+Small outputs are not worth a placeholder: a response of at most `SMALL_OUTPUT_CHARS`
+characters (and no image) is shown as is even inside a masked message. Error results keep
+their first lines, because errors are what the model most needs to remember.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+
+from context_mgmt.recall import describe_call, recall_hint
+from conversation import ImageContent, Message, TextContent, ToolRequest, ToolResponse
+
+MASK_KEEP_LAST = 10
+"""Tool calls whose results always stay verbatim (config `mask_keep_last`)."""
+MASK_BATCH_SIZE = 10
+"""The masked set grows by whole batches of this many calls (see the module docstring)."""
+SMALL_OUTPUT_CHARS = 400
+"""Outputs up to this size are cheaper to keep than to replace."""
+ERROR_LINES_KEPT = 3
+ERROR_LINE_CHARS = 200
+COPY_CACHE_SIZE = 4_096
+
+
+def tool_results_to_mask(
+    messages: Sequence[Message],
+    keep_last: int = MASK_KEEP_LAST,
+    batch: int = MASK_BATCH_SIZE,
+) -> list[str]:
+    """Ids of agent-visible tool-result messages to mask now (pure; see the module docstring).
+
+    A message qualifies when every response in it answers one of the old calls, it is not
+    masked yet, and masking would shrink at least one of its outputs.
+    """
+    if keep_last < 0:
+        raise ValueError(f"keep_last must be 0 or more, got {keep_last}")
+    if batch < 1:
+        raise ValueError(f"batch must be 1 or more, got {batch}")
+    calls = [r.id for m in messages if m.metadata.agent_visible for r in m.tool_requests]
+    old_count = (max(len(calls) - keep_last, 0) // batch) * batch
+    if old_count == 0:
+        return []
+    old = set(calls[:old_count])
+    chosen: list[str] = []
+    for message in messages:
+        meta = message.metadata
+        if not meta.agent_visible or meta.masked or message.role != "user":
+            continue
+        responses = message.tool_responses
+        if (
+            responses
+            and all(r.id in old for r in responses)
+            and any(_worth_masking(r) for r in responses)
+        ):
+            chosen.append(message.id)
+    return chosen
+
+
+def mark_masked(messages: Sequence[Message], ids: Iterable[str]) -> list[Message]:
+    """`messages` with the `masked` flag set on the messages named by `ids`."""
+    wanted = set(ids)
+    return [
+        m.with_metadata(m.metadata.with_masked()) if m.id in wanted and not m.metadata.masked else m
+        for m in messages
+    ]
+
+
+def _worth_masking(response: ToolResponse) -> bool:
+    if any(isinstance(p, ImageContent) for p in response.content):
+        return True
+    return len(response.text()) > SMALL_OUTPUT_CHARS
+
+
+def masked_copy(message: Message, requests: Mapping[str, ToolRequest] | None = None) -> Message:
+    """The message as the model is shown it once masked: each sizeable tool response holds a
+    placeholder instead of its output. `requests` maps call ids to their requests so the
+    placeholder can name the tool and its arguments. Same id, role and metadata."""
+    requests = requests or {}
+    parts = [
+        ToolResponse(
+            id=part.id,
+            content=(TextContent(text=placeholder(part, requests.get(part.id))),),
+            is_error=part.is_error,
+        )
+        if isinstance(part, ToolResponse) and _worth_masking(part)
+        else part
+        for part in message.content
+    ]
+    return message.with_content(parts)
+
+
+def placeholder(response: ToolResponse, request: ToolRequest | None) -> str:
+    """What the model sees instead of `response` (error results keep their first lines)."""
+    text = response.text()
+    images = sum(isinstance(p, ImageContent) for p in response.content)
+    size = []
+    if text:
+        count = text.count("\n") + 1
+        size.append(f"{count:,} line{'s' if count != 1 else ''}, {len(text):,} chars")
+    if images:
+        size.append(f"{images} image{'s' if images != 1 else ''}")
+    removed = ", ".join(size) or "no output"
+    call = describe_call(request, response.id)
+    recall = recall_hint(response.id)
+    if not response.is_error:
+        return f"[output of {call} hidden to save context: {removed}; call {recall} to see it]"
+    lines = text.splitlines()
+    kept = [_clip_line(line) for line in lines[:ERROR_LINES_KEPT]]
+    more = "; its first lines follow" if kept else ""
+    note = (
+        f"[error output of {call} hidden to save context: {removed}{more}; "
+        f"call {recall} to see all of it]"
+    )
+    return "\n".join([note, *kept])
+
+
+def _clip_line(line: str) -> str:
+    return line if len(line) <= ERROR_LINE_CHARS else line[: ERROR_LINE_CHARS - 1] + "…"
+
+
+class MaskingCache:
+    """Placeholder copies by message id, checked against the original's content tuple (which
+    is immutable, so identity means "unchanged"). Bounded, least recently used first out."""
+
+    def __init__(self, size: int = COPY_CACHE_SIZE) -> None:
+        self.size = size
+        self._copies: OrderedDict[str, tuple[tuple[object, ...], Message]] = OrderedDict()
+
+    def get(self, message: Message, requests: Mapping[str, ToolRequest]) -> Message:
+        """The placeholder copy of `message` (the key also covers the requests it names)."""
+        key = (message.content, *(requests.get(r.id) for r in message.tool_responses))
+        hit = self._copies.get(message.id)
+        if hit is not None and len(hit[0]) == len(key) and all(map(_same, hit[0], key)):
+            self._copies.move_to_end(message.id)
+            copy = hit[1]
+            if copy.metadata != message.metadata:
+                copy = copy.with_metadata(message.metadata)
+            return copy
+        copy = masked_copy(message, requests)
+        self._copies[message.id] = (key, copy)
+        if len(self._copies) > self.size:
+            self._copies.popitem(last=False)
+        return copy
+
+
+class MaskingPresenter:
+    """Shows one message at a time as the model sees it, for views built incrementally.
+
+    Call it on the agent-visible messages in order: it remembers the tool requests it has
+    seen, so a masked result's placeholder can name its tool and arguments.
+    """
+
+    def __init__(self, cache: MaskingCache | None = None) -> None:
+        self._cache = cache or MaskingCache()
+        self._requests: dict[str, ToolRequest] = {}
+
+    def __call__(self, message: Message) -> Message:
+        if message.role == "assistant":
+            for request in message.tool_requests:
+                self._requests[request.id] = request
+        if not message.metadata.masked:
+            return message
+        return self._cache.get(message, self._requests)
+
+
+def _same(a: object, b: object) -> bool:
+    return a is b
+
+
+_DEFAULT_CACHE = MaskingCache()
+
+
+def apply_masking(view: Sequence[Message], *, cache: MaskingCache | None = None) -> list[Message]:
+    """`view` with every masked message replaced by its placeholder copy.
+
+    Cheap on long views: unmasked messages pass through untouched, and copies are reused
+    while the original's content is unchanged.
+    """
+    if not any(m.metadata.masked for m in view):
+        return list(view)
+    cache = _DEFAULT_CACHE if cache is None else cache
+    requests = {r.id: r for m in view if m.role == "assistant" for r in m.tool_requests}
+    return [cache.get(m, requests) if m.metadata.masked else m for m in view]

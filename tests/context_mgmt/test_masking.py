@@ -1,0 +1,223 @@
+"""Observation masking: which results are masked, what the placeholder says, and that the
+originals and the pairing survive; plus the context-strategy policy."""
+
+from __future__ import annotations
+
+import pytest
+
+from context_mgmt.masking import (
+    MASK_BATCH_SIZE,
+    MASK_KEEP_LAST,
+    SMALL_OUTPUT_CHARS,
+    MaskingCache,
+    MaskingPresenter,
+    apply_masking,
+    mark_masked,
+    masked_copy,
+    tool_results_to_mask,
+)
+from context_mgmt.recall import recall_hint, recall_tool_output
+from context_mgmt.strategy import CONTEXT_STRATEGIES, context_plan
+from conversation import ImageContent, Message, TextContent, ToolResponse, fix_conversation
+from tests.context_mgmt.tool_conversations import (
+    answers,
+    asks,
+    call,
+    output,
+    session,
+    view_issues,
+    visible,
+)
+
+
+def result_ids(messages: list[Message], calls: range) -> list[str]:
+    wanted = {f"call_{n}" for n in calls}
+    return [m.id for m in messages if m.tool_responses and m.tool_responses[0].id in wanted]
+
+
+# -- which results ----------------------------------------------------------------------------
+
+
+def test_results_older_than_the_last_n_calls_are_masked_in_whole_batches() -> None:
+    keep, batch = MASK_KEEP_LAST, MASK_BATCH_SIZE
+    assert tool_results_to_mask(session(keep + batch - 1), keep, batch) == []
+    messages = session(keep + batch)
+    assert tool_results_to_mask(messages, keep, batch) == result_ids(messages, range(batch))
+
+
+def test_the_masked_set_only_moves_every_batch_of_calls() -> None:
+    masked_at = {}
+    for calls in range(10, 45):
+        messages = session(calls)
+        masked_at[calls] = len(tool_results_to_mask(messages, keep_last=10, batch=10))
+    assert sorted(set(masked_at.values())) == [0, 10, 20, 30]
+    changes = [c for c in range(11, 45) if masked_at[c] != masked_at[c - 1]]
+    assert changes == [20, 30, 40]
+
+
+def test_already_masked_and_hidden_results_are_not_chosen_again() -> None:
+    messages = session(25)
+    first = tool_results_to_mask(messages, 10, 5)
+    assert len(first) == 15
+    masked = mark_masked(messages, first)
+    assert tool_results_to_mask(masked, 10, 5) == []
+    hidden = [m.with_agent_invisible() if m.id in first[:3] else m for m in messages]
+    assert not set(first[:3]) & set(tool_results_to_mask(hidden, 10, 5))
+
+
+def test_small_outputs_are_not_worth_a_placeholder() -> None:
+    small = session(25, lines=1)
+    assert len(small[2].tool_responses[0].text()) <= SMALL_OUTPUT_CHARS
+    assert tool_results_to_mask(small, 10, 10) == []
+
+
+def test_a_parallel_result_message_waits_until_all_its_calls_are_old() -> None:
+    ids = [f"q{k}" for k in range(4)]
+    messages = [
+        Message.user("go"),
+        asks(*(call(i) for i in ids)),
+        answers(*(output(i, "o" * 1000) for i in ids)),
+    ]
+    assert tool_results_to_mask(messages, keep_last=1, batch=1) == []
+    assert tool_results_to_mask(messages, keep_last=0, batch=1) == [messages[2].id]
+
+
+def test_bad_settings_are_refused_with_a_clear_message() -> None:
+    with pytest.raises(ValueError, match="keep_last"):
+        tool_results_to_mask(session(3), keep_last=-1)
+    with pytest.raises(ValueError, match="batch"):
+        tool_results_to_mask(session(3), batch=0)
+
+
+# -- what the model sees ----------------------------------------------------------------------
+
+
+def test_the_placeholder_names_tool_arguments_size_and_recall() -> None:
+    text = "\n".join(f"line {n}" for n in range(212))
+    messages = [
+        Message.user("run the tests"),
+        asks(call("call_abc", command="pytest -x")),
+        answers(output("call_abc", text)),
+    ]
+    requests = {r.id: r for r in messages[1].tool_requests}
+    [part] = masked_copy(messages[2], requests).content
+    assert isinstance(part, ToolResponse) and part.id == "call_abc"
+    [shown] = part.content
+    assert isinstance(shown, TextContent)
+    assert shown.text == (
+        '[output of developer__shell {"command": "pytest -x"} hidden to save context: '
+        f"212 lines, {len(text):,} chars; call {recall_hint('call_abc')} to see it]"
+    )
+
+
+def test_error_results_keep_their_first_lines() -> None:
+    error = "Traceback (most recent call last):\n  File x.py, line 3\n  boom()\n" + "z\n" * 300
+    response = output("e1", error, is_error=True)
+    copy = masked_copy(answers(response), {})
+    [part] = copy.content
+    assert isinstance(part, ToolResponse) and part.is_error
+    shown = part.text()
+    assert shown.startswith("[error output of tool call e1 hidden to save context")
+    assert shown.splitlines()[1:] == [
+        "Traceback (most recent call last):",
+        "  File x.py, line 3",
+        "  boom()",
+    ]
+    assert recall_hint("e1") in shown
+
+
+def test_long_arguments_are_cut_and_images_counted() -> None:
+    request = call("img", name="browser__screenshot", url="https://example.com/" + "a" * 500)
+    response = ToolResponse(id="img", content=(TextContent(text="page"), ImageContent(data="AAAA")))
+    [part] = masked_copy(answers(response), {"img": request}).content
+    assert isinstance(part, ToolResponse)
+    shown = part.text()
+    assert "browser__screenshot" in shown and "…" in shown and len(shown) < 400
+    assert "1 line, 4 chars, 1 image" in shown
+
+
+def test_small_responses_inside_a_masked_message_stay_verbatim() -> None:
+    message = answers(output("a", "short"), output("b", "b" * 5_000))
+    a, b = masked_copy(message, {}).content
+    assert a == message.content[0]
+    assert isinstance(b, ToolResponse) and "hidden to save context" in b.text()
+
+
+def test_masking_keeps_pairs_roles_order_and_the_originals() -> None:
+    messages = session(30)
+    masked = mark_masked(messages, tool_results_to_mask(messages, 10, 10))
+    view = apply_masking(visible(masked))
+
+    assert [(m.id, m.role) for m in view] == [(m.id, m.role) for m in messages]
+    assert sum(m.metadata.masked for m in view) == 20
+    assert fix_conversation(view)[1] == []
+    assert view_issues(masked) == []
+    assert [m.content for m in masked] == [m.content for m in messages]  # stored as is
+    original = messages[2].tool_responses[0].text()
+    assert original not in view[2].tool_responses[0].text()
+    assert original in recall_tool_output(masked, "call_0")
+    assert view[-1].content == messages[-1].content  # recent results untouched
+    assert len("".join(m.tool_responses[0].text() for m in view if m.tool_responses)) < sum(
+        len(m.tool_responses[0].text()) for m in messages if m.tool_responses
+    )
+
+
+def test_apply_masking_reuses_copies_and_passes_other_messages_through() -> None:
+    plain = session(30)
+    messages = mark_masked(plain, tool_results_to_mask(plain, 10, 10))
+    cache = MaskingCache()
+    first = apply_masking(messages, cache=cache)
+    second = apply_masking(messages, cache=cache)
+    assert all(a is b for a, b in zip(first, second, strict=True))
+    assert all(a is b for a, b in zip(first, messages, strict=True) if not b.metadata.masked)
+
+    changed = list(messages)
+    index = next(i for i, m in enumerate(messages) if m.metadata.masked)
+    changed[index] = messages[index].with_content([output("call_0", "y" * 1000)])
+    third = apply_masking(changed, cache=cache)
+    assert "1,000 chars" in third[index].tool_responses[0].text()
+
+
+def test_a_view_without_masked_messages_is_returned_as_is() -> None:
+    messages = session(5)
+    assert apply_masking(messages) == messages
+
+
+# -- strategy ---------------------------------------------------------------------------------
+
+
+def test_each_strategy_has_a_plan() -> None:
+    summarize = context_plan("summarize")
+    assert summarize.summarize_tool_pairs and not summarize.mask_tool_results
+    assert summarize.compact_at_threshold and summarize.compact_on_overflow
+
+    mask = context_plan("mask")
+    assert mask.mask_tool_results and not mask.summarize_tool_pairs
+    assert not mask.compact_at_threshold and mask.compact_on_overflow  # last resort only
+
+    hybrid = context_plan("hybrid")
+    assert hybrid.mask_tool_results and not hybrid.summarize_tool_pairs
+    assert hybrid.compact_at_threshold and hybrid.compact_on_overflow
+    assert set(CONTEXT_STRATEGIES) == {"summarize", "mask", "hybrid"}
+
+
+def test_switches_and_self_managing_providers_narrow_the_plan() -> None:
+    assert not context_plan("summarize", tool_pair_summarization=False).summarize_tool_pairs
+    hosted = context_plan("summarize", manages_own_context=True)
+    assert not (hosted.summarize_tool_pairs or hosted.compact_at_threshold)
+    assert not hosted.compact_on_overflow
+    assert context_plan("hybrid", manages_own_context=True).mask_tool_results
+
+
+def test_an_unknown_strategy_names_the_choices() -> None:
+    with pytest.raises(ValueError, match="summarize, mask, hybrid"):
+        context_plan("truncate")
+
+
+def test_the_presenter_shows_messages_one_by_one_like_apply_masking() -> None:
+    plain = session(30)
+    messages = mark_masked(plain, tool_results_to_mask(plain, 10, 10))
+    presenter = MaskingPresenter()
+    one_by_one = [presenter(m) for m in visible(messages)]
+    assert one_by_one == apply_masking(visible(messages), cache=MaskingCache())
+    assert "developer__shell" in one_by_one[2].tool_responses[0].text()
