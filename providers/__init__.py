@@ -22,24 +22,37 @@ from providers.base import (
 from providers.errors import (
     AuthenticationFailed,
     ContextLengthExceeded,
+    MissingApiKey,
+    ProviderConfigError,
     ProviderError,
     RateLimited,
     RequestFailed,
     ServerError,
 )
+from providers.factory import PROVIDER_NAMES, PROVIDERS, ProviderInfo, create_provider
+from providers.overflow import is_context_overflow
+from providers.registry import ModelLimits, lookup_model
+from providers.retry import RetryPolicy
 from providers.testing import ScriptedProvider, ScriptedReply, ScriptedRequest, ScriptedToolCall
 
 __all__ = [
     "DEFAULT_CONTEXT_LIMIT",
+    "PROVIDERS",
+    "PROVIDER_NAMES",
     "TRUNCATED_STOP_REASONS",
     "AuthenticationFailed",
     "Completed",
     "ContextLengthExceeded",
+    "MissingApiKey",
     "ModelConfig",
+    "ModelLimits",
     "Provider",
+    "ProviderConfigError",
     "ProviderError",
+    "ProviderInfo",
     "RateLimited",
     "RequestFailed",
+    "RetryPolicy",
     "ScriptedProvider",
     "ScriptedReply",
     "ScriptedRequest",
@@ -54,4 +67,7 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "UsageReported",
+    "create_provider",
+    "is_context_overflow",
+    "lookup_model",
 ]

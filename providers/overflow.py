@@ -82,7 +82,4 @@ def is_context_overflow(
         return True
     patterns = list(OVERFLOW_PATTERNS)
     patterns.extend(re.compile(p, re.IGNORECASE) for p in extra_patterns)
-    for text in texts:
-        if text and any(pattern.search(text) for pattern in patterns):
-            return True
-    return False
+    return any(text and any(pattern.search(text) for pattern in patterns) for text in texts)

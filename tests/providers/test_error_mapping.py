@@ -1,0 +1,107 @@
+"""Error bodies of every shape map to the taxonomy with a message a user can act on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from providers import (
+    AuthenticationFailed,
+    ContextLengthExceeded,
+    ProviderError,
+    RateLimited,
+    RequestFailed,
+    ServerError,
+)
+from providers.error_mapping import classify_error, error_fields
+
+
+def anthropic_body(kind: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "expected"),
+    [
+        (401, anthropic_body("authentication_error", "invalid x-api-key"), AuthenticationFailed),
+        (403, anthropic_body("permission_error", "no access to model"), AuthenticationFailed),
+        (429, anthropic_body("rate_limit_error", "slow down"), RateLimited),
+        (529, anthropic_body("overloaded_error", "Overloaded"), RateLimited),
+        (500, anthropic_body("api_error", "Internal server error"), ServerError),
+        (502, "<html>Bad Gateway</html>", ServerError),
+        (408, None, ServerError),
+        (
+            400,
+            anthropic_body("invalid_request_error", "messages: roles must alternate"),
+            RequestFailed,
+        ),
+        (404, anthropic_body("not_found_error", "model: claude-nope"), RequestFailed),
+        (422, {"detail": "unprocessable"}, RequestFailed),
+        # errors inside a 200 stream (Anthropic `error` event; the SDK reports status 200)
+        (200, anthropic_body("overloaded_error", "Overloaded"), RateLimited),
+        (200, anthropic_body("api_error", "Internal server error"), ServerError),
+        (
+            200,
+            anthropic_body("invalid_request_error", "prompt is too long: 1 > 0"),
+            ContextLengthExceeded,
+        ),
+        (None, {"error": {"code": "server_error", "message": "boom"}}, ServerError),
+        (None, {"error": {"code": "rate_limit_exceeded", "message": "slow"}}, RateLimited),
+        (None, {"error": {"code": "invalid_prompt", "message": "flagged"}}, RequestFailed),
+    ],
+)
+def test_status_and_body_decide_the_class(
+    status: int | None, body: Any, expected: type[ProviderError]
+) -> None:
+    assert type(classify_error(provider="p", status=status, body=body)) is expected
+
+
+def test_message_carries_provider_status_type_and_the_servers_words() -> None:
+    error = classify_error(
+        provider="anthropic", status=429, body=anthropic_body("rate_limit_error", "slow down")
+    )
+    assert str(error) == "anthropic: 429 rate_limit_error: slow down"
+
+
+def test_auth_failure_names_the_variable_to_fix() -> None:
+    error = classify_error(provider="openai", status=401, body=None, auth_hint="set OPENAI_API_KEY")
+    assert "set OPENAI_API_KEY" in str(error)
+
+
+def test_rate_limit_keeps_the_servers_retry_after() -> None:
+    error = classify_error(provider="p", status=429, body=None, headers={"Retry-After": "20"})
+    assert isinstance(error, RateLimited) and error.retry_after == 20.0
+
+
+def test_exhausted_quota_is_not_retried_as_a_rate_limit() -> None:
+    body = {
+        "message": "You exceeded your current quota.",
+        "type": "insufficient_quota",
+        "code": "insufficient_quota",
+    }
+    error = classify_error(provider="openai", status=429, body=body)
+    assert type(error) is RequestFailed and "quota" in str(error)
+
+
+def test_unknown_model_suggests_checking_name_and_url() -> None:
+    error = classify_error(
+        provider="ollama", status=404, body={"error": "model 'llama9' not found"}
+    )
+    assert "check the model name" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("body", "fields"),
+    [
+        (anthropic_body("api_error", "x"), ("api_error", None, "x")),
+        ({"message": "m", "type": "t", "code": "c"}, ("t", "c", "m")),
+        ({"error": "bare string"}, (None, None, "bare string")),
+        ({"object": "error", "message": "flat", "code": 400}, (None, "400", "flat")),
+        ("plain text", (None, None, "plain text")),
+        (None, (None, None, None)),
+    ],
+)
+def test_error_fields_read_every_body_shape(body: Any, fields: tuple[str | None, ...]) -> None:
+    found = error_fields(body)
+    assert (found.type, found.code, found.message) == fields
