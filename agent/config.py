@@ -28,16 +28,16 @@ ContextStrategy = Literal["summarize", "mask", "hybrid"]
 PermissionMode = Literal["auto", "approve", "smart_approve", "chat"]
 
 
-class PermissionRule(BaseModel):
-    """One ordered permission rule. `tool` is a tool name or glob (`developer__shell`,
-    `git__*`); `pattern` is an argv prefix for shell tools or a gitignore-style path pattern
-    for file tools; empty matches every call of the tool."""
+class PermissionLists(BaseModel):
+    """Permission rules as `tool` or `tool(specifier)` strings: for shell tools the specifier
+    is a command prefix (`developer__shell(git diff)`), for file tools gitignore-style path
+    patterns (`developer__write(src/**)`). Deny beats ask beats allow."""
 
     model_config = ConfigDict(extra="forbid")
 
-    action: Literal["allow", "ask", "deny"]
-    tool: str
-    pattern: str = ""
+    allow: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
 
 
 class ExtensionSettings(BaseModel):
@@ -105,8 +105,8 @@ class Settings(BaseModel):
     mode: PermissionMode = "auto"
     """auto: run every tool; approve: ask before each; smart_approve: ask for tools that are
     not read-only; chat: no tools."""
-    permission_rules: list[PermissionRule] = Field(default_factory=list)
-    """Ordered rules; deny beats ask beats allow."""
+    permissions: PermissionLists = Field(default_factory=PermissionLists)
+    """`[permissions]` allow / ask / deny lists of tool rules."""
     extensions: list[ExtensionSettings] = Field(default_factory=list)
     """MCP servers started with every session."""
     developer_extension: bool = True

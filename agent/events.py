@@ -14,6 +14,7 @@ from providers import Usage
 
 STREAM_JSON_VERSION = 1
 
+CompactionTrigger = Literal["threshold", "overflow", "manual"]
 StopReason = Literal[
     "end_turn", "max_turns", "cancelled", "error", "permission_denied", "context_exceeded"
 ]
@@ -89,14 +90,14 @@ class PermissionRequest(Event):
 @dataclass(frozen=True)
 class CompactionStarted(Event):
     type: ClassVar[str] = "compaction_started"
-    trigger: Literal["threshold", "overflow", "manual"]
+    trigger: CompactionTrigger
     tokens_before: int
 
 
 @dataclass(frozen=True)
 class CompactionFinished(Event):
     type: ClassVar[str] = "compaction_finished"
-    trigger: Literal["threshold", "overflow", "manual"]
+    trigger: CompactionTrigger
     tokens_before: int
     tokens_after: int
     structured: bool
@@ -156,6 +157,9 @@ class TurnFinished(Event):
     turns: int
     final_text: str
     usage: Usage
+    permission_denied: bool = False
+    """A tool call was refused because nobody could approve it (headless runs)."""
+    error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -165,4 +169,6 @@ class TurnFinished(Event):
             "turns": self.turns,
             "final_text": self.final_text,
             "usage": self.usage.model_dump(mode="json"),
+            "permission_denied": self.permission_denied,
+            "error": self.error,
         }

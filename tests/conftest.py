@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.fixtures import fake_llm, no_wait_retry, sleeps  # noqa: F401  (shared fixtures)
+
 _real_connect = socket.socket.connect
 
 
@@ -38,7 +40,20 @@ def _isolated_home(
     home = tmp_path_factory.mktemp("gosling_home")
     monkeypatch.setenv("GOSLING_HOME", str(home))
     monkeypatch.setenv("GOSLING_TESTING", "1")
-    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OLLAMA_HOST"):
+    for var in (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENROUTER_API_KEY",
+        "OLLAMA_HOST",
+        "VLLM_BASE_URL",
+        "VLLM_API_KEY",
+        "LLAMACPP_BASE_URL",
+        "LLAMACPP_API_KEY",
+        "LMSTUDIO_BASE_URL",
+        "NO_COLOR",
+    ):
         monkeypatch.delenv(var, raising=False)
     for var in list(__import__("os").environ):
         if var.startswith("GOSLING_") and var not in ("GOSLING_HOME", "GOSLING_TESTING"):

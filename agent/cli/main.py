@@ -14,6 +14,11 @@ from agent.version import __version__
 
 # name -> ("module", "attribute", "one-line help"). Help text is here so --help imports nothing.
 COMMANDS: dict[str, tuple[str, str, str]] = {
+    "run": (
+        "agent.cli.run_cmd",
+        "run_command",
+        "Run one prompt headlessly; the answer goes to stdout.",
+    ),
     "config": (
         "agent.cli.config_cmd",
         "config_group",
@@ -23,6 +28,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "agent.cli.hints_cmd",
         "hints_command",
         "Show which hint files load for a directory.",
+    ),
+    "sessions": (
+        "agent.cli.sessions_cmd",
+        "sessions_group",
+        "List, show, rename, remove, export and import sessions.",
     ),
 }
 

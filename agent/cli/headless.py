@@ -1,0 +1,115 @@
+"""Renderers for headless runs: the answer on stdout, everything else on stderr.
+
+- `text`: progress (tool calls, notices, intermediate text) on stderr, the final answer on
+  stdout;
+- `json`: one object on stdout at the end;
+- `stream-json`: one event per line on stdout as it happens, ending with one `result` line.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO, Any, Literal
+
+from agent.events import (
+    CompactionFinished,
+    CompactionStarted,
+    Event,
+    HintsLoaded,
+    MessageAdded,
+    Notice,
+    PermissionRequest,
+    TextDelta,
+    ToolCall,
+    ToolResult,
+    TurnFinished,
+)
+
+OutputFormat = Literal["text", "json", "stream-json"]
+
+
+def result_payload(session_id: str | None, finished: TurnFinished) -> dict[str, Any]:
+    return {
+        "session_id": session_id,
+        "final_text": finished.final_text,
+        "stop_reason": finished.stop_reason,
+        "turns": finished.turns,
+        "usage": finished.usage.model_dump(mode="json"),
+        "permission_denied": finished.permission_denied,
+        "error": finished.error,
+    }
+
+
+class HeadlessRenderer:
+    def __init__(
+        self,
+        output_format: OutputFormat,
+        *,
+        stdout: IO[str] | None = None,
+        stderr: IO[str] | None = None,
+        quiet: bool = False,
+    ) -> None:
+        self.format = output_format
+        self.out = stdout or sys.stdout
+        self.err = stderr or sys.stderr
+        self.quiet = quiet
+        self._pending_text = ""
+
+    def start(self, info: dict[str, Any]) -> None:
+        if self.format == "stream-json":
+            self._emit({"v": 1, "type": "init", **info})
+
+    def event(self, event: Event) -> None:
+        if self.format == "stream-json":
+            if not isinstance(event, TurnFinished):
+                self._emit(event.to_json())
+            return
+        if self.format == "text" and not self.quiet:
+            self._progress(event)
+
+    def finish(self, session_id: str | None, finished: TurnFinished) -> None:
+        payload = result_payload(session_id, finished)
+        if self.format == "stream-json":
+            self._emit({"v": 1, "type": "result", **payload})
+        elif self.format == "json":
+            self.out.write(json.dumps(payload) + "\n")
+        else:
+            if finished.error and not self.quiet:
+                self.err.write(f"error: {finished.error}\n")
+            if finished.final_text:
+                self.out.write(finished.final_text.rstrip("\n") + "\n")
+        self.out.flush()
+
+    def _emit(self, payload: dict[str, Any]) -> None:
+        self.out.write(json.dumps(payload, default=str) + "\n")
+        self.out.flush()
+
+    def _progress(self, event: Event) -> None:
+        err = self.err
+        if isinstance(event, TextDelta):
+            self._pending_text += event.text
+            return
+        if isinstance(event, MessageAdded) and event.message.role == "assistant":
+            # Narration before tool calls is progress; the last reply is the answer (stdout).
+            if event.message.tool_requests and self._pending_text.strip():
+                err.write(self._pending_text.rstrip() + "\n")
+            self._pending_text = ""
+        elif isinstance(event, ToolCall):
+            args = json.dumps(event.arguments)
+            err.write(f"● {event.name} {args[:200]}{'…' if len(args) > 200 else ''}\n")
+        elif isinstance(event, ToolResult):
+            lines = event.output.count("\n") + 1 if event.output else 0
+            mark = "✗" if event.is_error else "✓"
+            err.write(f"  {mark} {event.name}: {lines} line(s)\n")
+        elif isinstance(event, PermissionRequest) and event.granted is False:
+            err.write(f"  ⊘ {event.name} needs approval: {event.reason}\n")
+        elif isinstance(event, CompactionStarted):
+            err.write(f"⋯ compacting ({event.trigger}, ~{event.tokens_before:,} tokens)\n")
+        elif isinstance(event, CompactionFinished):
+            err.write(f"⋯ compacted to ~{event.tokens_after:,} tokens\n")
+        elif isinstance(event, HintsLoaded):
+            err.write(f"⋯ loaded hints from {', '.join(event.directories)}\n")
+        elif isinstance(event, Notice):
+            err.write(f"note: {event.text}\n")
+        err.flush()

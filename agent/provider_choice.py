@@ -1,0 +1,103 @@
+"""Which provider a run uses, without surprises.
+
+An explicit choice (flag or config) always wins. Otherwise: `ANTHROPIC_API_KEY`, else
+`OPENAI_API_KEY`, else an Ollama server at `OLLAMA_HOST` (default localhost:11434) if it
+answers within half a second. With none of those the run stops with a message listing the
+three ways to fix it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
+
+from agent.config import Settings
+from providers import Provider, ProviderError
+from providers.factory import create_provider, ollama_base_url
+from providers.registry import ModelLimits
+from providers.retry import RetryPolicy
+
+OLLAMA_PROBE_TIMEOUT = 0.5
+NO_PROVIDER_MESSAGE = (
+    "No model provider found. Do one of:\n"
+    "  - set ANTHROPIC_API_KEY to use Anthropic;\n"
+    "  - set OPENAI_API_KEY to use OpenAI (OPENAI_BASE_URL for a compatible server);\n"
+    "  - start Ollama (https://ollama.com) locally, or point OLLAMA_HOST at one;\n"
+    "or choose one explicitly with --provider/--model (or `provider` in config)."
+)
+
+
+class NoProviderFound(ProviderError):
+    """Nothing was configured and nothing could be found."""
+
+
+OllamaProbe = Callable[[str], list[str] | None]
+
+
+def probe_ollama(base_url: str) -> list[str] | None:
+    """Model names of the Ollama server at `base_url`, or None when it does not answer."""
+    root = base_url.removesuffix("/v1").rstrip("/")
+    try:
+        with urllib.request.urlopen(f"{root}/api/tags", timeout=OLLAMA_PROBE_TIMEOUT) as reply:
+            data = json.loads(reply.read().decode("utf-8"))
+    except (OSError, urllib.error.URLError, ValueError):
+        return None
+    models = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models, list):
+        return []
+    return [str(m.get("name")) for m in models if isinstance(m, dict) and m.get("name")]
+
+
+def _model_limits(settings: Settings) -> dict[str, int | ModelLimits]:
+    limits: dict[str, int | ModelLimits] = {}
+    for name, override in settings.models.items():
+        if override.context_limit is None:
+            continue
+        if override.max_output_tokens is None:
+            limits[name] = override.context_limit
+        else:
+            limits[name] = ModelLimits(override.context_limit, override.max_output_tokens, "config")
+    return limits
+
+
+def choose_provider(
+    settings: Settings,
+    *,
+    env: Mapping[str, str] | None = None,
+    probe: OllamaProbe = probe_ollama,
+    retry: RetryPolicy | None = None,
+) -> Provider:
+    """Build the provider the settings and environment ask for."""
+    environ = os.environ if env is None else env
+    name = settings.provider
+    model = settings.model
+    if name is None:
+        if environ.get("ANTHROPIC_API_KEY"):
+            name = "anthropic"
+        elif environ.get("OPENAI_API_KEY"):
+            name = "openai"
+        else:
+            url = ollama_base_url(environ.get("OLLAMA_HOST") or "localhost:11434")
+            models = probe(url)
+            if models is None:
+                raise NoProviderFound(NO_PROVIDER_MESSAGE)
+            if model is None and not models:
+                raise NoProviderFound(
+                    f"Ollama at {url} has no models; pull one (`ollama pull qwen3`) or pass --model"
+                )
+            name, model = "ollama", model or models[0]
+    return create_provider(
+        name,
+        model,
+        base_url=settings.base_url,
+        context_limit=settings.context_limit,
+        max_output_tokens=settings.max_output_tokens,
+        temperature=settings.temperature,
+        fast_model=settings.fast_model,
+        model_limits=_model_limits(settings),
+        retry=retry or RetryPolicy(max_retries=settings.max_retries),
+        env=environ,
+    )

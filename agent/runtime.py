@@ -1,0 +1,90 @@
+"""Assemble what a command needs: settings, provider, session store, tools and the agent.
+
+Shared by `gosling run` and `gosling session`, so both behave the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.agent import Agent
+from agent.config import ExtensionSettings, Settings, load_settings
+from agent.provider_choice import choose_provider
+from agent.tool_runner import Approver
+from agent.tools.developer import DeveloperSettings, developer_extension
+from agent.tools.extension_config import ExtensionConfig, parse_extension_spec
+from agent.tools.manager import ExtensionEvent, ExtensionManager
+from agent.tools.recall import context_extension
+from prompts.locations import user_dirs
+from providers import Provider
+from sessions import SqliteSessionStore
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    provider: Provider
+    store: SqliteSessionStore | None
+    tools: ExtensionManager
+    agent: Agent
+
+    async def aclose(self) -> None:
+        await self.agent.close()
+        await self.tools.close()
+        if self.store is not None:
+            self.store.close()
+
+
+def extension_config(ext: ExtensionSettings) -> ExtensionConfig:
+    return ExtensionConfig(
+        name=ext.name,
+        type="streamable_http" if ext.url else "stdio",
+        command=ext.command,
+        args=tuple(ext.args),
+        env=dict(ext.env),
+        url=ext.url,
+        headers=dict(ext.headers),
+        timeout_secs=ext.timeout,
+        enabled=ext.enabled,
+    )
+
+
+def open_store() -> SqliteSessionStore:
+    return SqliteSessionStore.open_default(user_dirs().data)
+
+
+async def build_runtime(
+    *,
+    flags: Mapping[str, Any],
+    working_dir: Path | None = None,
+    use_store: bool = True,
+    with_extensions: Sequence[str] = (),
+    approver: Approver | None = None,
+    on_extension_event: Callable[[ExtensionEvent], None] | None = None,
+    provider: Provider | None = None,
+) -> Runtime:
+    """Everything for one command; raises ConfigError/ProviderError with a clear message."""
+    working_dir = (working_dir or Path.cwd()).resolve()
+    settings = load_settings(working_dir, flags=flags).settings
+    provider = provider or choose_provider(settings)
+    store = open_store() if use_store else None
+    tools = ExtensionManager(on_event=on_extension_event, log_dir=user_dirs().state / "logs")
+    if settings.developer_extension:
+        tools.add(developer_extension(DeveloperSettings(shell_timeout_secs=settings.shell_timeout)))
+    tools.add(context_extension())
+    configs = [extension_config(e) for e in settings.extensions if e.enabled]
+    configs += [parse_extension_spec(spec) for spec in with_extensions]
+    if configs:
+        await tools.start_mcp(configs, working_dir)
+    agent = Agent(
+        provider,
+        tools=tools,
+        session_store=store,
+        config=settings,
+        working_dir=working_dir,
+        approver=approver,
+    )
+    return Runtime(settings, provider, store, tools, agent)
