@@ -64,7 +64,9 @@ class ScriptedReply:
     stop_reason: str | None = None
 
     @classmethod
-    def tool_call(cls, name: str, arguments: dict[str, Any] | None = None, **kw: Any) -> Any:
+    def tool_call(
+        cls, name: str, arguments: dict[str, Any] | None = None, **kw: Any
+    ) -> ScriptedReply:
         return cls(tool_calls=[ScriptedToolCall(name, arguments or {}, **kw)])
 
 

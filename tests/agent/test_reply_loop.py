@@ -17,10 +17,14 @@ from agent.events import (
 )
 from conversation import Message, ToolRequest, fix_conversation
 from providers import ContextLengthExceeded, ScriptedReply, ScriptedRequest, Usage
+from providers.testing import Step
 
 from .loop_helpers import assert_valid_requests, make_agent, run_turn
 
-SUMMARY = '<analysis>ok</analysis>\n```json\n{"user_intent": ["make the file"], "current_work": "writing"}\n```'
+SUMMARY = (
+    '<analysis>ok</analysis>\n```json\n{"user_intent": ["make the file"], '
+    '"current_work": "writing"}\n```'
+)
 
 
 def call(name: str, **arguments: object) -> ScriptedReply:
@@ -43,7 +47,7 @@ async def test_text_reply_is_answered_and_stored(tmp_path: Path) -> None:
 
 
 async def test_tool_loop_writes_and_runs(tmp_path: Path) -> None:
-    steps = [
+    steps: list[Step] = [
         call("developer__write", path="notes/a.txt", content="alpha\n"),
         call("developer__shell", command="cat notes/a.txt && echo done"),
         "All done.",
@@ -81,7 +85,7 @@ async def test_turn_context_goes_to_the_last_message_and_is_not_stored(tmp_path:
 
 
 async def test_compaction_mid_tool_loop_then_finishes(tmp_path: Path) -> None:
-    steps = [
+    steps: list[Step] = [
         ScriptedReply(
             tool_calls=call("developer__shell", command="echo one").tool_calls,
             usage=Usage(input_tokens=8_000, output_tokens=50),
@@ -120,7 +124,7 @@ async def test_compaction_mid_tool_loop_then_finishes(tmp_path: Path) -> None:
 
 
 async def test_overflow_compacts_and_retries(tmp_path: Path) -> None:
-    steps = [
+    steps: list[Step] = [
         "first answer",
         ContextLengthExceeded("prompt is too long: 210000 tokens > 200000 maximum"),
         SUMMARY,
@@ -139,7 +143,7 @@ async def test_overflow_compacts_and_retries(tmp_path: Path) -> None:
 
 async def test_repeated_overflow_stops_with_a_clear_error(tmp_path: Path) -> None:
     overflow = ContextLengthExceeded("prompt is too long")
-    steps = [overflow, SUMMARY, overflow, SUMMARY, overflow]
+    steps: list[Step] = [overflow, SUMMARY, overflow, SUMMARY, overflow]
     agent, provider, _ = make_agent(tmp_path, steps)
     session = agent.new_session()
     events, finished = await run_turn(agent, session, "hi")
@@ -150,12 +154,12 @@ async def test_repeated_overflow_stops_with_a_clear_error(tmp_path: Path) -> Non
 
 
 async def test_cancelling_during_a_tool_answers_every_call(tmp_path: Path) -> None:
-    agent, provider, store = make_agent(tmp_path, [call("developer__shell", command="sleep 30")])
+    agent, _, store = make_agent(tmp_path, [call("developer__shell", command="sleep 30")])
     session = agent.new_session()
     seen: asyncio.Queue[object] = asyncio.Queue()
 
     async def consume() -> list[object]:
-        out = []
+        out: list[object] = []
         async for event in agent.reply(session, "wait"):
             out.append(event)
             await seen.put(event)
@@ -230,7 +234,7 @@ async def test_approver_decides_in_approve_mode(tmp_path: Path) -> None:
 
 
 async def test_max_turns_stops_the_loop(tmp_path: Path) -> None:
-    steps = [call("developer__shell", command=f"echo {i}") for i in range(2)]
+    steps: list[Step] = [call("developer__shell", command=f"echo {i}") for i in range(2)]
     agent, provider, _ = make_agent(tmp_path, steps, max_turns=2)
     session = agent.new_session()
     _, finished = await run_turn(agent, session, "loop")
@@ -240,7 +244,7 @@ async def test_max_turns_stops_the_loop(tmp_path: Path) -> None:
 
 async def test_hybrid_masks_old_results_and_recall_brings_them_back(tmp_path: Path) -> None:
     outputs = [f"line {i} " + "x" * 600 for i in range(14)]
-    steps: list[object] = [call("developer__shell", command=f"echo '{o}'") for o in outputs]
+    steps: list[Step] = [call("developer__shell", command=f"echo '{o}'") for o in outputs]
     seen_placeholders: list[str] = []
 
     def recall_step(request: ScriptedRequest) -> ScriptedReply:
@@ -250,7 +254,7 @@ async def test_hybrid_masks_old_results_and_recall_brings_them_back(tmp_path: Pa
         return ScriptedReply.tool_call("context__recall", {"id": first_id})
 
     steps += [recall_step, "recalled"]
-    agent, provider, store = make_agent(tmp_path, steps, mask_keep_last=2)  # type: ignore[arg-type]
+    agent, provider, store = make_agent(tmp_path, steps, mask_keep_last=2)
     session = agent.new_session()
     events, finished = await run_turn(agent, session, "print many things")
     assert finished.final_text == "recalled"
