@@ -91,7 +91,7 @@ class ToolRunner:
             request.arguments,
             self.manager.annotations(request.name),
             self.permissions.mode,
-            self.permissions.rules,
+            self.permissions.effective_rules(),
             self.working_dir,
         )
         if decision.verdict == Verdict.ALLOW:

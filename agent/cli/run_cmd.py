@@ -49,6 +49,8 @@ def _read_prompt(text: str | None, input_file: str | None) -> str:
 @click.option("-i", "--input", "input_file", help="Read the prompt from FILE ('-' for stdin).")
 @click.option("--provider", help="Provider name (anthropic, openai, ollama, ...).")
 @click.option("--model", help="Model name.")
+@click.option("--base-url", help="Base URL of the provider's API (proxies, local servers).")
+@click.option("--context-limit", type=click.IntRange(min=1), help="Context window in tokens.")
 @click.option(
     "--mode",
     type=click.Choice(["auto", "approve", "smart_approve", "chat"]),
@@ -78,6 +80,8 @@ def run_command(
     input_file: str | None,
     provider: str | None,
     model: str | None,
+    base_url: str | None,
+    context_limit: int | None,
     mode: str | None,
     max_turns: int | None,
     resume_id: str | None,
@@ -92,7 +96,14 @@ def run_command(
     if resume_id and no_session:
         raise click.UsageError("--resume needs a stored session; drop --no-session")
     prompt = _read_prompt(text, input_file)
-    flags = {"provider": provider, "model": model, "mode": mode, "max_turns": max_turns}
+    flags = {
+        "provider": provider,
+        "model": model,
+        "base_url": base_url,
+        "context_limit": context_limit,
+        "mode": mode,
+        "max_turns": max_turns,
+    }
     code = asyncio.run(
         _run(
             prompt,

@@ -102,19 +102,22 @@ def parse_extension_spec(spec: str, *, timeout_secs: float | None = None) -> Ext
         words.pop(0)
     if not words:
         raise ExtensionConfigError(f"extension {spec!r} has no command; expected '[name:]command'")
-    timeout = {} if timeout_secs is None else {"timeout_secs": timeout_secs}
+    timeout = DEFAULT_TOOL_TIMEOUT_SECS if timeout_secs is None else timeout_secs
     if _URL.match(words[0]):
         if len(words) > 1 or env:
             raise ExtensionConfigError(f"extension {spec!r}: a URL takes no arguments or env")
         return ExtensionConfig(
-            name=name or _name_from_url(words[0]), type="streamable_http", url=words[0], **timeout
+            name=name or _name_from_url(words[0]),
+            type="streamable_http",
+            url=words[0],
+            timeout_secs=timeout,
         )
     return ExtensionConfig(
         name=name or _name_from_command(words[0]),
         command=words[0],
         args=tuple(words[1:]),
         env=env,
-        **timeout,
+        timeout_secs=timeout,
     )
 
 

@@ -81,6 +81,10 @@ class ExtensionManager:
         log_dir: Path | None = None,
     ) -> None:
         self._extensions: dict[str, Extension] = {}
+        self._gone: dict[str, str] = {}
+        """Names of extensions that stopped mid-session -> why, to explain missing tools."""
+        self._retired: list[Extension] = []
+        """Stopped extensions still winding down; `close()` waits for them."""
         self._on_event = on_event
         self._log_dir = log_dir
         self.events: list[ExtensionEvent] = []
@@ -128,6 +132,8 @@ class ExtensionManager:
     def _stopped(self, extension: Extension, reason: str) -> None:
         if self._extensions.get(extension.name) is extension:
             del self._extensions[extension.name]
+            self._gone[extension.name] = reason
+            self._retired.append(extension)
             self._emit(
                 extension.name,
                 "stopped",
@@ -149,8 +155,9 @@ class ExtensionManager:
 
     async def close(self) -> None:
         """Close every extension (stops MCP server processes); safe to call twice."""
-        extensions = list(self._extensions.values())
+        extensions = [*self._extensions.values(), *self._retired]
         self._extensions.clear()
+        self._retired.clear()
         results = await asyncio.gather(*(e.close() for e in extensions), return_exceptions=True)
         for extension, result in zip(extensions, results, strict=True):
             if isinstance(result, Exception):
@@ -189,6 +196,12 @@ class ExtensionManager:
         item = table.get(exposed)
         if item is None:
             available = ", ".join(sorted(table)) or "none"
+            owner = exposed.split("__", 1)[0]
+            if owner in self._gone:
+                return ToolResult.error(
+                    f"Tool {exposed!r} is no longer available: extension {owner!r} stopped "
+                    f"({self._gone[owner]}). Available tools: {available}"
+                )
             return ToolResult.error(f"Unknown tool {exposed!r}. Available tools: {available}")
         return await item.call(arguments, ctx)
 

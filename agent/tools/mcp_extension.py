@@ -20,6 +20,7 @@ from agent.tools.extension_config import ExtensionConfig
 from conversation import ImageContent, TextContent
 
 if TYPE_CHECKING:
+    import anyio
     import mcp
     import mcp.types as mcp_types
     from mcp.client._transport import Transport, TransportStreams
@@ -45,21 +46,25 @@ class McpTool(Tool):
         self.description = listed.description or listed.title or listed.name
         self.input_schema = dict(listed.input_schema or {"type": "object"})
         self.input_schema.setdefault("type", "object")
-        hints = listed.annotations
-        read_only = bool(hints and hints.read_only_hint)
-        self.annotations = ToolAnnotations(
-            read_only=read_only,
-            # MCP defaults: a tool not marked read-only may be destructive, and is open-world.
-            destructive=not read_only
-            if hints is None or hints.destructive_hint is None
-            else bool(hints.destructive_hint),
-            open_world=True
-            if hints is None or hints.open_world_hint is None
-            else bool(hints.open_world_hint),
-        )
+        self.annotations = _annotations(listed.annotations)
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return await self.extension.call_tool(self.name, arguments)
+
+
+def _annotations(hints: mcp_types.ToolAnnotations | None) -> ToolAnnotations:
+    """MCP's hints with MCP's defaults: unless it says otherwise, a tool that is not read-only
+    may be destructive, and every tool is open-world."""
+    if hints is None:
+        return ToolAnnotations(read_only=False, destructive=True, open_world=True)
+    read_only = bool(hints.read_only_hint)
+    destructive = hints.destructive_hint
+    open_world = hints.open_world_hint
+    return ToolAnnotations(
+        read_only=read_only,
+        destructive=not read_only if destructive is None else bool(destructive),
+        open_world=True if open_world is None else bool(open_world),
+    )
 
 
 class McpExtension:
@@ -81,6 +86,7 @@ class McpExtension:
         self._tools: tuple[McpTool, ...] = ()
         self._instructions: str | None = None
         self._owner: asyncio.Task[None] | None = None
+        self._scope: anyio.CancelScope | None = None
         self._stop = asyncio.Event()
         self.stopped_reason: str | None = None
 
@@ -108,6 +114,9 @@ class McpExtension:
     async def start(self) -> None:
         if self._owner is not None:
             raise RuntimeError(f"extension {self.name!r} was already started")
+        # The SDK takes most of a second to import; do it off the event loop, before the
+        # startup clock starts, so a first server does not freeze the UI or time out.
+        await asyncio.to_thread(_import_sdk)
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._owner = asyncio.create_task(self._serve(ready), name=f"mcp-{self.name}")
         try:
@@ -135,24 +144,33 @@ class McpExtension:
                 await owner
 
     async def _cancel_owner(self) -> None:
+        # Cancel through the anyio scope, not Task.cancel(): the SDK shields its process
+        # shutdown from anyio cancellation, and a native cancel could cut it short.
         owner = self._owner
-        if owner is not None and not owner.done():
+        if owner is None or owner.done():
+            return
+        if self._scope is not None:
+            self._scope.cancel()
+        else:
             owner.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await owner
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await asyncio.shield(owner)
 
     async def _serve(self, ready: asyncio.Future[None]) -> None:
+        import anyio
+
         closed = asyncio.Event()
         try:
-            async with contextlib.AsyncExitStack() as stack:
-                client = await self._connect(stack, closed)
-                self._tools = await self._list_tools(client)
-                self._instructions = client.instructions
-                self._client = client
-                ready.set_result(None)
-                await _first_of(self._stop.wait(), closed.wait())
-                if not self._stop.is_set():
-                    self._mark_stopped("the server exited")
+            with anyio.CancelScope() as self._scope:
+                async with contextlib.AsyncExitStack() as stack:
+                    client = await self._connect(stack, closed)
+                    self._tools = await self._list_tools(client)
+                    self._instructions = client.instructions
+                    self._client = client
+                    ready.set_result(None)
+                    await _first_of(self._stop.wait(), closed.wait())
+                    if not self._stop.is_set():
+                        self._mark_stopped("the server exited")
         except Exception as exc:
             if not ready.done():
                 ready.set_exception(
@@ -219,7 +237,7 @@ class McpExtension:
 
     async def call_tool(self, tool_name: str, arguments: dict[str, Any]) -> ToolResult:
         from mcp import MCPError
-        from mcp_types import CONNECTION_CLOSED
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
         client = self._client
         if client is None or not self.alive:
@@ -230,8 +248,10 @@ class McpExtension:
             async with asyncio.timeout(timeout + 1):
                 result = await client.call_tool(tool_name, arguments, read_timeout_seconds=timeout)
         except TimeoutError:
-            return ToolResult.error(f"{self.name}__{tool_name} timed out after {timeout:g}s.")
+            return _timed_out(self.name, tool_name, timeout)
         except MCPError as exc:
+            if exc.code == REQUEST_TIMEOUT:
+                return _timed_out(self.name, tool_name, timeout)
             if exc.code == CONNECTION_CLOSED:
                 self._mark_stopped("the connection closed")
                 self._stop_owner_soon()
@@ -245,6 +265,17 @@ class McpExtension:
 
     def _stop_owner_soon(self) -> None:
         self._stop.set()
+
+
+def _timed_out(extension: str, tool_name: str, timeout: float) -> ToolResult:
+    return ToolResult.error(
+        f"{extension}__{tool_name} did not answer within {timeout:g}s and was abandoned."
+    )
+
+
+def _import_sdk() -> None:
+    import mcp.client.stdio
+    import mcp.client.streamable_http  # noqa: F401
 
 
 def _convert_content(
@@ -313,10 +344,20 @@ async def _first_of(*waits: Any) -> None:
             task.cancel()
 
 
+def _connection_closed_code() -> int | None:
+    try:
+        from mcp_types import CONNECTION_CLOSED
+    except ImportError:  # pragma: no cover - mcp is a dependency
+        return None
+    return CONNECTION_CLOSED
+
+
 def describe_error(exc: BaseException) -> str:
     """The innermost useful message of an exception (task groups wrap errors in groups)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    if getattr(exc, "code", None) == _connection_closed_code():
+        return "the server closed the connection (did it exit?)"
     text = str(exc) or type(exc).__name__
     if isinstance(exc, FileNotFoundError | PermissionError) and exc.filename:
         return f"cannot run {exc.filename!r}: {exc.strerror}"

@@ -92,7 +92,7 @@ def model_schema(model: type[BaseModel]) -> dict[str, Any]:
     """
     raw = model.model_json_schema()
     defs: dict[str, Any] = raw.pop("$defs", {})
-    schema = _clean(raw, defs, depth=0)
+    schema: dict[str, Any] = _clean(raw, defs, depth=0)
     schema.setdefault("properties", {})
     if not schema.get("required"):
         schema.pop("required", None)

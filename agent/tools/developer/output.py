@@ -69,13 +69,17 @@ class StreamCapture:
     def _open_spill(self) -> None:
         if self.spill_dir is not None:
             self.spill_dir.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix=f"gosling-{self.label}-", suffix=".txt", dir=self.spill_dir)
+        fd, name = tempfile.mkstemp(
+            prefix=f"gosling-{self.label}-", suffix=".txt", dir=self.spill_dir
+        )
         self._spill = os.fdopen(fd, "wb")
         self._spill_path = Path(name)
         self._spill.write(self._buffer)
 
     def result(self) -> CapturedOutput:
-        total_lines = self._newlines + (1 if self._buffer and not self._buffer.endswith(b"\n") else 0)
+        total_lines = self._newlines + (
+            1 if self._buffer and not self._buffer.endswith(b"\n") else 0
+        )
         if self._spill is None:
             return CapturedOutput(self._decode(self._buffer), self._total_bytes, total_lines, None)
         self._spill.close()

@@ -1,0 +1,48 @@
+"""The built-in `developer` extension: shell, file tools, tree and the session's task list."""
+
+from __future__ import annotations
+
+from agent.tools.developer.files import file_tools
+from agent.tools.developer.process import is_provider_secret, shell_environment
+from agent.tools.developer.shell import shell_tool
+from agent.tools.developer.todo import (
+    TODO_KEY,
+    TodoItem,
+    read_todo,
+    render_todo_block,
+    todo_tools,
+    write_todo,
+)
+from agent.tools.developer.tree import tree_tool
+from agent.tools.developer.workspace import DeveloperSettings, DeveloperState
+from agent.tools.manager import BuiltinExtension
+
+DEVELOPER = "developer"
+
+INSTRUCTIONS = """\
+Paths are relative to the working directory; the file tools refuse paths outside it.
+Prefer view/edit/write over shell commands for reading and changing files: edit needs the
+exact current text (view the file first) and undo_edit reverts the last change of a file.
+Keep a task list with todo_write for work of more than a few steps."""
+
+
+def developer_extension(settings: DeveloperSettings | None = None) -> BuiltinExtension:
+    """A fresh developer extension (one per session: it remembers file versions for undo)."""
+    state = DeveloperState(settings or DeveloperSettings())
+    tools = [shell_tool(state), *file_tools(state), tree_tool(state), *todo_tools()]
+    return BuiltinExtension(DEVELOPER, tools, INSTRUCTIONS)
+
+
+__all__ = [
+    "DEVELOPER",
+    "TODO_KEY",
+    "DeveloperSettings",
+    "DeveloperState",
+    "TodoItem",
+    "developer_extension",
+    "is_provider_secret",
+    "read_todo",
+    "render_todo_block",
+    "shell_environment",
+    "write_todo",
+]

@@ -1,0 +1,223 @@
+"""Running a shell command as a process group that can always be stopped whole.
+
+The command runs in a new session (its own process group) with stdin on /dev/null, so it
+cannot wait for keyboard input and everything it starts can be signalled at once. On timeout
+or cancellation the group gets SIGTERM, then SIGKILL after a grace period. A background child
+that still holds the output pipes after the shell exits is stopped too: otherwise the call
+would hang until the timeout. Children that redirect their output elsewhere keep running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.tools.developer.output import CapturedOutput, StreamCapture
+
+PROVIDER_ENV_PREFIXES = (
+    "ANTHROPIC",
+    "OPENAI",
+    "AZURE_OPENAI",
+    "OPENROUTER",
+    "GOOGLE",
+    "GEMINI",
+    "VERTEX",
+    "GROQ",
+    "MISTRAL",
+    "DEEPSEEK",
+    "XAI",
+    "TOGETHER",
+    "FIREWORKS",
+    "COHERE",
+    "PERPLEXITY",
+    "CEREBRAS",
+    "DATABRICKS",
+    "OLLAMA",
+    "LITELLM",
+    "GOSLING",
+)
+SECRET_ENV_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET")
+EXTRA_SECRET_ENV = frozenset({"GOOGLE_APPLICATION_CREDENTIALS", "AWS_BEARER_TOKEN_BEDROCK"})
+
+PIPE_GRACE_SECS = 0.5
+"""How long to wait for the output pipes to close after the shell itself has exited."""
+KILL_GRACE_SECS = 2.0
+"""Between SIGTERM and SIGKILL."""
+
+
+def is_provider_secret(name: str) -> bool:
+    """True for model-provider credentials, which the shell tool must not see.
+
+    The rule: a name that starts with a known provider prefix followed by `_` (ANTHROPIC_,
+    OPENAI_, OPENROUTER_, GOOGLE_, GEMINI_, GROQ_, MISTRAL_, ... and GOSLING_) and ends in
+    `_API_KEY`, `_KEY`, `_TOKEN` or `_SECRET`, plus GOOGLE_APPLICATION_CREDENTIALS and
+    AWS_BEARER_TOKEN_BEDROCK. Other tokens (GITHUB_TOKEN, ...) stay: commands may need them.
+    """
+    upper = name.upper()
+    if upper in EXTRA_SECRET_ENV:
+        return True
+    return upper.startswith(tuple(f"{p}_" for p in PROVIDER_ENV_PREFIXES)) and upper.endswith(
+        SECRET_ENV_SUFFIXES
+    )
+
+
+def shell_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for shell commands: ours without provider secrets, and no prompts."""
+    env = {
+        k: v for k, v in (os.environ if base is None else base).items() if not is_provider_secret(k)
+    }
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    return env
+
+
+def default_shell() -> str:
+    """bash when installed, else sh. `$SHELL` is ignored: models write POSIX/bash syntax."""
+    return shutil.which("bash") or shutil.which("sh") or "/bin/sh"
+
+
+@dataclass(frozen=True)
+class ShellOutcome:
+    exit_code: int | None
+    stdout: CapturedOutput
+    stderr: CapturedOutput
+    timed_out: bool = False
+    stopped_background: bool = False
+    """Background processes kept the output open after the shell exited and were stopped."""
+
+
+async def run_command(
+    command: str,
+    *,
+    cwd: Path,
+    timeout: float,  # noqa: ASYNC109 - enforced inside, on the whole process group
+    shell: str | None = None,
+    env: Mapping[str, str] | None = None,
+    max_lines: int = 2000,
+    max_bytes: int = 50_000,
+    spill_dir: Path | None = None,
+) -> ShellOutcome:
+    """Run `command` with `shell -c`; the whole process group is gone when this returns."""
+    process = await asyncio.create_subprocess_exec(
+        shell or default_shell(),
+        "-c",
+        command,
+        cwd=cwd,
+        env=dict(env) if env is not None else shell_environment(),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    captures = [
+        StreamCapture(label, max_lines=max_lines, max_bytes=max_bytes, spill_dir=spill_dir)
+        for label in ("stdout", "stderr")
+    ]
+    assert process.stdout is not None and process.stderr is not None
+    readers = asyncio.gather(
+        captures[0].read_all(process.stdout), captures[1].read_all(process.stderr)
+    )
+    timed_out = stopped_background = False
+    try:
+        async with asyncio.timeout(timeout):
+            await _wait_exit_or_eof(process, readers)
+            if not readers.done():
+                done, _ = await asyncio.wait({readers}, timeout=PIPE_GRACE_SECS)
+                stopped_background = not done
+    except TimeoutError:
+        timed_out = True
+    except asyncio.CancelledError:
+        await asyncio.shield(_stop(process, readers))
+        raise
+    if timed_out or stopped_background:
+        await _stop(process, readers)
+    else:
+        await readers
+    return ShellOutcome(
+        process.returncode if not timed_out else None,
+        captures[0].result(),
+        captures[1].result(),
+        timed_out=timed_out,
+        stopped_background=stopped_background,
+    )
+
+
+Readers = asyncio.Future[tuple[None, None]]
+
+
+async def _wait_exit_or_eof(process: asyncio.subprocess.Process, readers: Readers) -> None:
+    """Return once the shell has exited (pipes may still be held open by its children)."""
+    exited = asyncio.ensure_future(_poll_exit(process))
+    try:
+        waiting: list[asyncio.Future[Any]] = [exited, readers]
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if readers.done():
+            await exited
+    finally:
+        exited.cancel()
+
+
+async def _poll_exit(process: asyncio.subprocess.Process) -> None:
+    # Not process.wait(): on Python 3.11 it also waits for the pipes to close, which a
+    # background child can hold open forever; the exit status itself is set right away.
+    while process.returncode is None:  # noqa: ASYNC110 - no event exists for this
+        await asyncio.sleep(0.01)
+
+
+async def _stop(process: asyncio.subprocess.Process, readers: Readers) -> None:
+    """Make sure no member of the group survives, then collect the readers."""
+    await terminate_group(process.pid)
+    with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+        await asyncio.wait_for(asyncio.shield(readers), KILL_GRACE_SECS)
+    if not readers.done():
+        readers.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await readers
+    if process.returncode is None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(_poll_exit(process), KILL_GRACE_SECS)
+
+
+async def terminate_group(pgid: int, grace: float = KILL_GRACE_SECS) -> None:
+    """SIGTERM the process group, SIGKILL whatever is left after `grace` seconds."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if not group_alive(pgid):
+                return
+            await asyncio.sleep(0.02)
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of the group is still running (zombies do not count)."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    for entry in os.scandir(proc):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            return True
+    return False

@@ -1,0 +1,86 @@
+"""The `shell` tool: one command, its exit code, stdout and stderr reported separately."""
+
+from __future__ import annotations
+
+from agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool
+from agent.tools.developer.output import CapturedOutput
+from agent.tools.developer.process import ShellOutcome, run_command, shell_environment
+from agent.tools.developer.workspace import DeveloperState
+
+MAX_TIMEOUT_SECS = 3600.0
+
+
+def shell_tool(state: DeveloperState) -> Tool:
+    settings = state.settings
+
+    @tool(destructive=True, open_world=True)
+    async def shell(
+        ctx: ToolContext, command: str, timeout_secs: float | None = None
+    ) -> ToolResult:
+        """Run a command with bash (or sh) in the working directory and report its exit code,
+        stdout and stderr. stdin is closed, so interactive programs fail instead of waiting.
+        Long output is cut to its end; the full output is saved to a file you can view.
+        Background processes must redirect their output (`cmd > log 2>&1 &`) to keep running.
+
+        Args:
+            command: The shell command line.
+            timeout_secs: Seconds before the command and everything it started are stopped
+                (default 300).
+        """
+        if not command.strip():
+            raise ToolError("The command is empty.")
+        timeout = settings.shell_timeout_secs if timeout_secs is None else timeout_secs
+        if not 0 < timeout <= MAX_TIMEOUT_SECS:
+            raise ToolError(f"timeout_secs must be between 0 and {MAX_TIMEOUT_SECS:g}.")
+        try:
+            outcome = await run_command(
+                command,
+                cwd=ctx.working_dir,
+                timeout=timeout,
+                shell=settings.shell,
+                env=shell_environment(),
+                max_lines=settings.max_output_lines,
+                max_bytes=settings.max_output_bytes,
+                spill_dir=settings.spill_dir,
+            )
+        except OSError as exc:
+            raise ToolError(f"Could not start the command: {exc}") from None
+        for captured in (outcome.stdout, outcome.stderr):
+            if captured.spill_path is not None:
+                state.spill_files.add(captured.spill_path.resolve())
+        text = format_outcome(outcome, timeout)
+        return ToolResult.error(text) if outcome.timed_out else ToolResult.text(text)
+
+    return shell
+
+
+def format_outcome(outcome: ShellOutcome, timeout: float) -> str:
+    """Exit status first, then each stream under its own header."""
+    if outcome.timed_out:
+        status = (
+            f"Timed out after {timeout:g}s; the command and every process it started were "
+            "stopped. Output so far is below."
+        )
+    else:
+        status = f"Exit code: {outcome.exit_code}"
+    if outcome.stopped_background:
+        status += (
+            "\nBackground processes still held the output open after the command finished and "
+            "were stopped; redirect their output (`cmd > file 2>&1 &`) to keep them running."
+        )
+    return "\n".join(
+        [status, _section("stdout", outcome.stdout), _section("stderr", outcome.stderr)]
+    )
+
+
+def _section(label: str, captured: CapturedOutput) -> str:
+    if captured.total_bytes == 0:
+        return f"--- {label}: (empty) ---"
+    if captured.spill_path is None:
+        return f"--- {label} ---\n{captured.text.rstrip(chr(10))}"
+    shown = captured.text.count("\n") + 1 if captured.text else 0
+    return (
+        f"--- {label}: last {shown} of {captured.total_lines} lines "
+        f"({captured.total_bytes:,} bytes in all); the full output is in "
+        f"{captured.spill_path} ---\n{captured.text}"
+    )
