@@ -51,7 +51,7 @@ def test() -> int:
         [str(PY), "-m", "ruff", "check", "."],
         [str(PY), "-m", "ruff", "format", "--check", "."],
         [str(PY), "-m", "mypy"],
-        [str(PY), "-m", "pytest"],
+        [str(PY), "-m", "pytest", "-q"],
     ]
     for step in steps:
         code = _run(step)
