@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -89,14 +89,18 @@ class Agent:
             rules=rules_from_lists(**self.config.permissions.model_dump()),
         )
         self.policy = ContextPolicy(provider, self.config, self.counter)
-        self.budget = ContextBudget.for_provider(provider, self.config.auto_compact_threshold)
-        self.hint_tracker = SubdirectoryHintTracker(self.config.context_file_names)
         self.system_prompt = ""
+        self._reset_session_state()
 
     # -- sessions -------------------------------------------------------------------------------
 
+    def _reset_session_state(self) -> None:
+        self.budget = ContextBudget.for_provider(self.provider, self.config.auto_compact_threshold)
+        self.hint_tracker = SubdirectoryHintTracker(self.config.context_file_names)
+
     def new_session(self, name: str = "") -> AgentSession:
         """A fresh session, stored when the agent has a store."""
+        self._reset_session_state()
         session_id = None
         if self.store is not None:
             record = self.store.create(
@@ -116,6 +120,7 @@ class Agent:
         if self.store is None:
             raise ValueError("resuming needs a session store")
         self.store.open_for_writing(session_id)
+        self._reset_session_state()
         messages = self.store.load_messages(session_id)
         record = self.store.get(session_id)
         session = AgentSession(
@@ -298,6 +303,25 @@ class Agent:
     async def close(self) -> None:
         """Stop background work (tool-pair summaries)."""
         await self.policy.close()
+
+    async def switch_provider(self, provider: Provider) -> None:
+        """Talk to another model from the next call on (`/model`)."""
+        await self.policy.close()
+        self.provider = provider
+        self.policy = ContextPolicy(provider, self.config, self.counter)
+        self.budget = ContextBudget.for_provider(provider, self.config.auto_compact_threshold)
+
+    def set_mode(self, mode: str) -> None:
+        """Change the permission mode from the next tool call on (`/mode`)."""
+        self.permissions = replace(self.permissions, mode=parse_mode(mode))
+
+    def clear(self, session: AgentSession) -> None:
+        """Start the model afresh (`/clear`): hide everything from it, delete nothing."""
+        flips = {
+            m.id: m.metadata.with_agent_invisible() for m in session.messages if m.is_agent_visible
+        }
+        session.commit(metadata=flips, context_tokens=0)
+        self.budget = ContextBudget.for_provider(self.provider, self.config.auto_compact_threshold)
 
     # -- compaction -----------------------------------------------------------------------------
 
