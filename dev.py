@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Set up the project's virtual environment and run its jobs.
 
-    python3 dev.py run [ARGS...]   install, then run `gosling ARGS...` (default: a headless run)
+    python3 dev.py run [PROMPT]    install, then `gosling run -t PROMPT` here (a default prompt)
+    python3 dev.py run -- ARGS...  install, then `gosling ARGS...`
     python3 dev.py test            install with dev extras, then ruff, mypy --strict and pytest
     python3 dev.py bench [ARGS...] install, then run the benchmark suite
 
@@ -22,6 +23,10 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
+DEFAULT_PROMPT = (
+    "Give a short overview of the project in the current directory: what it does, how it is "
+    "laid out, and how to run its tests. Look at the files before answering."
+)
 
 
 def _ensure_env(extras: str) -> None:
@@ -32,10 +37,10 @@ def _ensure_env(extras: str) -> None:
     stamp = VENV / f".installed-{extras or 'base'}"
     if stamp.exists() and stamp.read_text() == digest:
         return
-    print(f"installing gosling-agent[{extras}] into .venv ...", file=sys.stderr)
+    target = f".[{extras}]" if extras else "."
+    print(f"installing {target} into .venv ...", file=sys.stderr)
     pip = [str(PY), "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "install", "--upgrade", "pip"], check=True)
-    target = f".[{extras}]" if extras else "."
     subprocess.run([*pip, "install", "-e", target], check=True, cwd=ROOT)
     stamp.write_text(digest)
 
@@ -71,7 +76,10 @@ def main(argv: list[str]) -> int:
         _ensure_env("dev")
         return _run([str(PY), "-m", "bench", *rest])
     _ensure_env("")
-    return _run([str(BIN / "gosling"), *(rest or ["--version"])])
+    if rest[:1] == ["--"]:
+        return _run([str(BIN / "gosling"), *rest[1:]])
+    prompt = " ".join(rest) or DEFAULT_PROMPT
+    return _run([str(BIN / "gosling"), "run", "-t", prompt])
 
 
 if __name__ == "__main__":
