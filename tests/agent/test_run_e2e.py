@@ -110,7 +110,7 @@ def test_multi_step_tool_task(provider: str, repo: Path, server: FakeLLMServer) 
     server.assert_complete()
 
 
-@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+@pytest.mark.parametrize("provider", PROVIDERS)
 def test_compaction_mid_tool_loop_then_finishes(
     provider: str, repo: Path, server: FakeLLMServer
 ) -> None:
@@ -133,11 +133,15 @@ def test_compaction_mid_tool_loop_then_finishes(
     assert "edit the greeting" in final
 
 
-def test_overflow_is_recovered(repo: Path, server: FakeLLMServer) -> None:
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_overflow_is_recovered(provider: str, repo: Path, server: FakeLLMServer) -> None:
+    flavor = {"openai": "openai", "openai-responses": "openai_responses", "ollama": "ollama"}
     server.add(
-        Turn(fault=Fault.context_overflow()), Turn(text=SUMMARY_TEXT), Turn(text="Recovered.")
+        Turn(fault=Fault.context_overflow(flavor.get(provider, "anthropic"))),
+        Turn(text=SUMMARY_TEXT),
+        Turn(text="Recovered."),
     )
-    result = gosling(run_args(server, "anthropic", "-t", "hi"), repo)
+    result = gosling(run_args(server, provider, "-t", "hi"), repo)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "Recovered."
     assert "did not fit" in result.stderr
