@@ -43,7 +43,14 @@ from context_mgmt.tokens import TokenCounter, default_counter
 from context_mgmt.turn_context import TurnContext, format_turn_context, with_turn_context
 from conversation import Message, ToolRequest
 from hints import SubdirectoryHintTracker, load_hint_files
-from providers import Completed, ContextLengthExceeded, Provider, ProviderError, Usage
+from providers import (
+    TRUNCATED_STOP_REASONS,
+    Completed,
+    ContextLengthExceeded,
+    Provider,
+    ProviderError,
+    Usage,
+)
 from providers import TextDelta as ModelTextDelta
 from providers import ThinkingDelta as ModelThinkingDelta
 from sessions.records import UsageKind
@@ -257,8 +264,13 @@ class Agent:
         session.record_usage(usage, self.provider.model_config.model, UsageKind.NORMAL, context)
         self.budget.record_usage(usage, [*view, reply])
         yield MessageAdded(reply)
+        if usage.stop_reason in TRUNCATED_STOP_REASONS:
+            yield Notice(
+                f"The reply was cut off by the model's output limit ({usage.stop_reason}); "
+                "raise max_output_tokens or ask for a shorter answer."
+            )
         limit = self.provider.model_config.context_limit
-        yield UsageUpdate(usage, context or self.budget.check(view).tokens, limit)
+        yield UsageUpdate(usage, context or self.budget.measure(view)[0], limit)
 
     async def _subdirectory_hints(
         self, session: AgentSession, requests: list[ToolRequest]

@@ -11,6 +11,7 @@ from agent.events import (
     ContextTrimmed,
     ErrorEvent,
     HintsLoaded,
+    Notice,
     PermissionRequest,
     ToolCall,
     ToolResult,
@@ -285,3 +286,13 @@ async def test_resume_continues_the_stored_session(tmp_path: Path) -> None:
         provider.requests[0].messages[2].text,
     ]
     assert provider.requests[0].messages[2].text.startswith("two")
+
+
+async def test_a_reply_cut_by_the_output_limit_is_reported(tmp_path: Path) -> None:
+    agent, _, _ = make_agent(
+        tmp_path, [ScriptedReply(text="The answer is", stop_reason="max_tokens")]
+    )
+    session = agent.new_session()
+    events, finished = await run_turn(agent, session, "long question")
+    assert finished.final_text == "The answer is"
+    assert any(isinstance(e, Notice) and "output limit" in e.text for e in events)
