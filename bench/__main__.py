@@ -1,16 +1,23 @@
 """Run every benchmark, write bench/results.json and print a table.
 
+Each area runs in a fresh interpreter, so one area's warm caches (the tokenizer, imported
+modules) never flatter another's cold figures.
+
 python -m bench                 all benchmarks
 python -m bench startup tokens  only these areas
+python -m bench --corpus DIR    replay the transcripts in DIR (default ../shared/corpus/transcripts)
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import os
 import pkgutil
 import platform
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -36,8 +43,49 @@ def _flatten(prefix: str, value: Any, rows: list[tuple[str, str]]) -> None:
         rows.append((prefix, str(value)))
 
 
+_CHILD = """
+import importlib, json, sys
+result = importlib.import_module(sys.argv[1]).run()
+with open(sys.argv[2], "w", encoding="utf-8") as out:
+    json.dump(result, out)
+"""
+
+
+def _run_area(area: str) -> Any:
+    """`bench.bench_<area>.run()` in a fresh interpreter; its output goes to a temp file so
+    that anything the benchmark prints cannot corrupt the result."""
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / "result.json"
+        subprocess.run(
+            [sys.executable, "-c", _CHILD, f"bench.bench_{area}", str(target)],
+            cwd=HERE.parent,
+            check=True,
+        )
+        return json.loads(target.read_text(encoding="utf-8"))
+
+
+def _options(argv: list[str]) -> tuple[list[str], str | None]:
+    """Areas named on the command line, and the `--corpus` directory if given."""
+    areas: list[str] = []
+    corpus = None
+    args = iter(argv)
+    for arg in args:
+        if arg == "--corpus":
+            corpus = next(args, None)
+            if corpus is None:
+                raise SystemExit("--corpus needs a directory: python -m bench --corpus DIR")
+        elif arg.startswith("--corpus="):
+            corpus = arg.removeprefix("--corpus=")
+        else:
+            areas.append(arg)
+    return areas, corpus
+
+
 def main(argv: list[str]) -> int:
-    wanted = argv or _areas()
+    areas, corpus = _options(argv)
+    if corpus is not None:
+        os.environ["GOSLING_BENCH_CORPUS"] = str(Path(corpus).resolve())
+    wanted = areas or _areas()
     unknown = sorted(set(wanted) - set(_areas()))
     if unknown:
         print(
@@ -49,19 +97,24 @@ def main(argv: list[str]) -> int:
         "machine": {"python": platform.python_version(), "platform": platform.platform()},
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+    modules = {}
     for area in wanted:
         print(f"[bench] {area} ...", file=sys.stderr, flush=True)
-        module = importlib.import_module(f"bench.bench_{area}")
-        results[area] = module.run()
+        results[area] = _run_area(area)
+        modules[area] = importlib.import_module(f"bench.bench_{area}")
     out = HERE / "results.json"
-    if argv and out.exists():
+    if areas and out.exists():
         merged = json.loads(out.read_text())
         merged.update(results)
         results = merged
     out.write_text(json.dumps(results, indent=2) + "\n")
     rows: list[tuple[str, str]] = []
     for area in wanted:
-        _flatten(area, results[area], rows)
+        custom = getattr(modules[area], "table_rows", None)
+        if custom is not None:
+            rows.extend((f"{area}.{name}", value) for name, value in custom(results[area]))
+        else:
+            _flatten(area, results[area], rows)
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         print(f"{name:<{width}}  {value}")

@@ -1,0 +1,333 @@
+"""`gosling context replay FILE`: what each context strategy would send for a recorded session.
+
+The replay itself is `context_mgmt.replay` (pure, importable); this module only picks the
+summarizer, runs it and renders the result as a table, JSON or a plot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
+
+    from context_mgmt.replay import ReplayOptions, ReplayStrategy, TranscriptReplay
+    from providers import Provider
+
+STRATEGY_CHOICES = ("none", "summarize", "mask", "hybrid", "all")
+PLOT_INSTALL_HINT = "pip install 'gosling-agent[plot]'"
+
+
+@click.group("context")
+def context_group() -> None:
+    """Replay a session through the context pipeline."""
+
+
+@context_group.command("replay")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--strategy",
+    type=click.Choice(STRATEGY_CHOICES),
+    default="all",
+    show_default=True,
+    help="Context strategy to replay; 'all' replays and reports each.",
+)
+@click.option(
+    "--context-limit",
+    type=click.IntRange(min=1),
+    default=128_000,
+    show_default=True,
+    help="The model's context window in tokens.",
+)
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0, 1),
+    default=0.8,
+    show_default=True,
+    help="Auto-compaction threshold (share of the window); 0 or 1 turns it off.",
+)
+@click.option(
+    "--keep-last",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="Tool results masking keeps verbatim.",
+)
+@click.option(
+    "--summarizer",
+    type=click.Choice(["stub", "model"]),
+    default="stub",
+    show_default=True,
+    help="stub: deterministic summaries, no model; model: the configured provider.",
+)
+@click.option(
+    "--run",
+    "run_number",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Replay only run N of a file that holds several (OpenHands output.jsonl).",
+)
+@click.option("--per-call", is_flag=True, help="Also print the tokens of every model call.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object for scripts.")
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Write a PNG of tokens per call, one line per strategy (needs matplotlib).",
+)
+def replay_command(
+    file: Path,
+    strategy: str,
+    context_limit: int,
+    threshold: float,
+    keep_last: int,
+    summarizer: str,
+    run_number: int | None,
+    per_call: bool,
+    as_json: bool,
+    plot: Path | None,
+) -> None:
+    """Walk the session in FILE turn by turn as if it were live and report, per model call
+    and in total, the tokens each context strategy would send.
+
+    FILE is any transcript `gosling sessions import` reads: Claude Code JSONL, mini-swe-agent
+    .traj.json, OpenHands events or output.jsonl, OpenAI-chat JSON, a gosling export.
+    """
+    from context_mgmt.replay import REPLAY_STRATEGIES, ReplayError, ReplayOptions, replay_file
+    from sessions import ImportFailed
+
+    if plot is not None:
+        _require_matplotlib()
+    strategies: tuple[ReplayStrategy, ...] = (
+        REPLAY_STRATEGIES if strategy == "all" else (_strategy(strategy),)
+    )
+    options = ReplayOptions(context_limit=context_limit, threshold=threshold, keep_last=keep_last)
+    provider = _model_summarizer() if summarizer == "model" else None
+    try:
+        replays = asyncio.run(
+            replay_file(file, strategies, run=run_number, summarizer=provider, options=options)
+        )
+    except (ImportFailed, ReplayError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if plot is not None:
+        write_plot(replays, plot)
+    if as_json:
+        click.echo(json.dumps(as_dict(replays, options, summarizer), indent=2))
+    else:
+        render_tables(replays, per_call=per_call)
+    if plot is not None:
+        click.echo(f"wrote {plot}", err=True)
+
+
+def _strategy(name: str) -> ReplayStrategy:
+    from context_mgmt.replay import REPLAY_STRATEGIES
+
+    for known in REPLAY_STRATEGIES:
+        if known == name:
+            return known
+    raise click.BadParameter(f"unknown strategy {name!r}", param_hint="--strategy")
+
+
+def _model_summarizer() -> Provider:
+    """The configured provider (flags, env, config), as `gosling run` would pick it."""
+    from agent.config import ConfigError, load_settings
+    from agent.provider_choice import choose_provider
+    from providers import ProviderError
+
+    try:
+        return choose_provider(load_settings().settings)
+    except (ConfigError, ProviderError) as exc:
+        raise click.ClickException(f"--summarizer model: {exc}") from exc
+
+
+def _require_matplotlib() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise click.ClickException(
+            f"--plot needs matplotlib, which is not installed; install it with "
+            f"`{PLOT_INSTALL_HINT}`"
+        ) from exc
+
+
+# -- JSON ---------------------------------------------------------------------------------------
+
+
+def as_dict(
+    replays: Sequence[TranscriptReplay], options: ReplayOptions, summarizer: str
+) -> dict[str, Any]:
+    return {
+        "options": {**options.to_dict(), "summarizer": summarizer},
+        "transcripts": [r.to_dict() for r in replays],
+    }
+
+
+# -- tables -------------------------------------------------------------------------------------
+
+
+def _k(n: int) -> str:
+    return f"{n:,}"
+
+
+def _short(n: int) -> str:
+    if n < 10_000:
+        return f"{n:,}"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.2f}M"
+
+
+SUMMARY_COLUMNS: tuple[tuple[str, JustifyMethod], ...] = (
+    ("strategy", "left"),
+    ("sent", "right"),
+    ("vs none", "right"),
+    ("peak", "right"),
+    ("compact", "right"),
+    ("pairs", "right"),
+    ("masked", "right"),
+    ("overflow", "right"),
+    ("summarizer", "right"),
+    ("valid", "left"),
+)
+
+
+def render_tables(replays: Sequence[TranscriptReplay], *, per_call: bool) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for replay in replays:
+        options = replay.options
+        console.print(
+            f"[bold]{replay.name}[/bold]\n{replay.source_format}, {replay.messages} messages, "
+            f"{replay.model_calls} model calls, {replay.tool_calls} tool calls; system prompt: "
+            f"{replay.system_prompt} ({_k(replay.system_tokens)} tokens); window "
+            f"{_k(options.context_limit)}, threshold {options.threshold:g}, keep last "
+            f"{options.keep_last}"
+        )
+        if replay.source_repairs:
+            more = ", ..." if len(replay.source_repairs) > 1 else ""
+            console.print(
+                f"repaired in the source before replaying: {len(replay.source_repairs)} "
+                f"({replay.source_repairs[0]}{more})"
+            )
+        table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0))
+        for title, justify in SUMMARY_COLUMNS:
+            table.add_column(title, justify=justify, no_wrap=True)
+        for name, result in replay.results.items():
+            relative = replay.relative(name)
+            table.add_row(
+                name,
+                _short(result.tokens_sent),
+                "-" if relative is None else f"{relative:.1%}",
+                _short(result.peak_context),
+                str(result.compactions),
+                str(result.pair_summaries),
+                _short(result.tokens_masked),
+                str(result.overflows),
+                _short(result.side_input_tokens),
+                "yes" if result.all_valid else "[red]NO[/red]",
+            )
+        console.print(table)
+        console.print(
+            "sent: tokens of all model calls; compact: compactions; pairs: tool calls "
+            "summarized; masked: tokens the placeholders saved; overflow: calls over the "
+            "window; summarizer: input tokens of summary calls",
+            style="dim",
+        )
+        for name, result in replay.results.items():
+            for failure in result.failures:
+                console.print(f"[yellow]{name}: {failure}[/yellow]")
+            for call in result.calls:
+                if not call.valid:
+                    console.print(f"[red]{name} call {call.call}: {'; '.join(call.issues)}[/red]")
+        if per_call:
+            console.print(_per_call_table(replay))
+        console.print()
+
+
+def _per_call_table(replay: TranscriptReplay) -> Any:
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, title="tokens per model call")
+    table.add_column("call", justify="right")
+    for name in replay.results:
+        table.add_column(name, justify="right")
+    table.add_column("events")
+    rows = max(len(r.calls) for r in replay.results.values())
+    for index in range(rows):
+        cells = [str(index + 1)]
+        events: list[str] = []
+        for name, result in replay.results.items():
+            call = result.calls[index] if index < len(result.calls) else None
+            cells.append("" if call is None else _k(call.tokens) + ("!" if call.overflow else ""))
+            if call is not None and call.events:
+                events.append(f"{name}: {', '.join(call.events)}")
+        table.add_row(*cells, "; ".join(events))
+    return table
+
+
+# -- plot ---------------------------------------------------------------------------------------
+
+LINE_STYLES = {
+    "none": ("#7f7f7f", "-", 2.6),
+    "summarize": ("#1f77b4", "--", 1.6),
+    "mask": ("#2ca02c", ":", 2.2),
+    "hybrid": ("#d62728", "-", 1.3),
+}
+"""Colour, line style and width per strategy; strategies that coincide stay visible."""
+
+
+def write_plot(replays: Sequence[TranscriptReplay], path: Path) -> None:
+    """Tokens sent per model call, one line per strategy, one panel per transcript."""
+    _require_matplotlib()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(
+        len(replays), 1, figsize=(8, 3.6 * len(replays)), squeeze=False, layout="constrained"
+    )
+    for replay, ax in zip(replays, axes[:, 0], strict=True):
+        for name, result in replay.results.items():
+            xs = [c.call for c in result.calls]
+            ys = [c.tokens for c in result.calls]
+            color, style, width = LINE_STYLES.get(name, ("black", "-", 1.2))
+            (line,) = ax.plot(
+                xs, ys, style, color=color, lw=width, label=f"{name}: {_k(result.tokens_sent)}"
+            )
+            compacted = [
+                c for c in result.calls if {"compaction", "overflow_compaction"} & set(c.events)
+            ]
+            if compacted:
+                ax.plot(
+                    [c.call for c in compacted],
+                    [c.tokens for c in compacted],
+                    "v",
+                    color=line.get_color(),
+                    ms=6,
+                )
+        options = replay.options
+        peak = max(r.peak_context for r in replay.results.values())
+        at = options.context_limit * options.threshold
+        if 0 < options.threshold < 1 and peak >= 0.5 * at:
+            ax.axhline(at, color="grey", ls="--", lw=0.8, label="compaction threshold")
+        if peak >= 0.5 * options.context_limit:
+            ax.axhline(options.context_limit, color="black", ls=":", lw=0.8, label="window")
+        ax.set_title(
+            f"{replay.name}: {replay.model_calls} calls, window {_k(options.context_limit)}",
+            fontsize=10,
+        )
+        ax.set_xlabel("model call")
+        ax.set_ylabel("tokens sent")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, title="strategy: tokens sent", title_fontsize=8)
+    figure.savefig(path, dpi=90)
+    plt.close(figure)

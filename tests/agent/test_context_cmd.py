@@ -1,0 +1,129 @@
+"""`gosling context replay` as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from agent.cli.main import cli
+from tests.context_mgmt.replay_transcripts import write_run
+
+
+def replay(*args: str) -> Result:
+    return CliRunner().invoke(cli, ["context", "replay", *args])
+
+
+@pytest.fixture
+def run_file(tmp_path: Path) -> Path:
+    return write_run(tmp_path / "run.json", turns=(24, 4))
+
+
+def test_json_reports_every_strategy_and_every_call(run_file: Path) -> None:
+    result = replay(str(run_file), "--json", "--context-limit", "8000")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["options"] == {
+        "context_limit": 8000,
+        "threshold": 0.8,
+        "keep_last": 10,
+        "tool_call_cutoff": 10,
+        "summarizer": "stub",
+    }
+    [transcript] = data["transcripts"]
+    assert transcript["name"] == "run.json" and transcript["format"] == "openai-chat"
+    assert transcript["model_calls"] == 30 and transcript["tool_calls"] == 28
+    assert list(transcript["strategies"]) == ["none", "summarize", "mask", "hybrid"]
+    for name, strategy in transcript["strategies"].items():
+        assert len(strategy["calls"]) == 30
+        assert strategy["tokens_sent"] == sum(c["tokens"] for c in strategy["calls"])
+        assert strategy["peak_context"] == max(c["tokens"] for c in strategy["calls"])
+        assert strategy["valid"] is True, name
+        assert set(strategy["calls"][0]) == {
+            "call",
+            "tokens",
+            "messages",
+            "masked_tokens",
+            "events",
+            "overflow",
+            "valid",
+            "issues",
+        }
+    none = transcript["strategies"]["none"]
+    assert none["relative_to_none"] == 1.0 and none["overflows"] > 0
+    assert transcript["strategies"]["hybrid"]["compactions"] > 0
+    assert transcript["strategies"]["hybrid"]["relative_to_none"] < 1.0
+
+
+def test_one_strategy_and_options_reach_the_replay(run_file: Path) -> None:
+    result = replay(str(run_file), "--json", "--strategy", "mask", "--keep-last", "0")
+    assert result.exit_code == 0, result.output
+    [transcript] = json.loads(result.output)["transcripts"]
+    assert list(transcript["strategies"]) == ["mask"]
+    mask = transcript["strategies"]["mask"]
+    assert mask["relative_to_none"] is None  # nothing to compare with
+    first = next(c for c in mask["calls"] if "masked" in c["events"])
+    assert first["call"] == 11  # keep 0: the first batch of 10 is masked at once
+
+
+def test_the_table_names_each_strategy_and_says_whether_views_were_valid(run_file: Path) -> None:
+    result = replay(str(run_file), "--per-call")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "run.json"
+    for name in ("none", "summarize", "mask", "hybrid"):
+        row = next(line for line in lines if line.startswith(f"{name} "))
+        assert row.rstrip().endswith("yes")
+    assert "tokens per model call" in result.output
+
+
+def test_plot_without_matplotlib_says_how_to_install_it(
+    run_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` fail
+    target = tmp_path / "plot.png"
+    result = replay(str(run_file), "--plot", str(target))
+    assert result.exit_code == 1
+    assert "pip install 'gosling-agent[plot]'" in result.output
+    assert not target.exists()
+
+
+def test_plot_writes_a_png(run_file: Path, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "plot.png"
+    result = replay(str(run_file), "--plot", str(target), "--json")
+    assert result.exit_code == 0, result.output
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_file_that_is_no_transcript_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("just some notes\n", encoding="utf-8")
+    result = replay(str(path))
+    assert result.exit_code == 1
+    assert "Error:" in result.output and "notes.txt" in result.output
+
+
+def test_a_run_that_does_not_exist_is_a_clear_error(tmp_path: Path) -> None:
+    path = write_run(tmp_path / "runs.jsonl", runs=2, turns=(3,))
+    result = replay(str(path), "--run", "3")
+    assert result.exit_code == 1
+    assert "holds 2 runs; --run must be between 1 and 2" in result.output
+
+
+def test_model_summarizer_without_a_provider_says_what_to_configure(
+    run_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")  # nothing listens there
+    result = replay(str(run_file), "--summarizer", "model")
+    assert result.exit_code == 1
+    assert "--summarizer model: No model provider found" in result.output
+
+
+def test_the_command_is_listed_in_help() -> None:
+    result = CliRunner().invoke(cli, ["--help"])
+    assert "context" in result.output
+    assert "Replay a session through the context pipeline." in result.output

@@ -1,0 +1,246 @@
+"""`context_mgmt.replay`: a recorded run walked through each strategy's context policy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from context_mgmt.replay import (
+    REPLAY_STRATEGIES,
+    ReplayError,
+    ReplayOptions,
+    StrategyReplay,
+    TranscriptReplay,
+    prepare_messages,
+    replay_file,
+    replay_messages,
+    replay_transcript,
+)
+from context_mgmt.replay_summarizer import StubSummarizer
+from context_mgmt.summarize import SUMMARY_REQUEST, render_compaction_prompt
+from context_mgmt.tokens import default_counter
+from context_mgmt.tool_pairs import TOOL_PAIR_REQUEST
+from conversation import Message, TextContent, ToolRequest, ToolResponse
+from prompts import render
+from sessions.importers import ImportedTranscript, parse_transcripts
+from tests.context_mgmt.replay_transcripts import FOLLOW_UP, TASK, chat_run, write_run
+
+
+def transcript(turns: tuple[int, ...], empty_result_at: int = -1) -> ImportedTranscript:
+    run = chat_run(turns=turns, empty_result_at=empty_result_at)
+    return parse_transcripts(json.dumps(run), source="run.json")[0]
+
+
+async def replay(
+    turns: tuple[int, ...], limit: int = 128_000, empty_result_at: int = -1
+) -> TranscriptReplay:
+    return await replay_transcript(
+        transcript(turns, empty_result_at), options=ReplayOptions(context_limit=limit)
+    )
+
+
+def tokens(result: StrategyReplay) -> list[int]:
+    return [c.tokens for c in result.calls]
+
+
+# -- per strategy ---------------------------------------------------------------------------
+
+
+async def test_every_assistant_message_is_one_model_call_and_none_sends_everything() -> None:
+    result = await replay(turns=(30,))
+    none = result.results["none"]
+    assert result.model_calls == 31 == len(none.calls)
+    sent = tokens(none)
+    assert sent == sorted(sent) and len(set(sent)) == len(sent)  # the history only grows
+    assert none.tokens_sent == sum(sent)
+    assert none.peak_context == sent[-1]
+    assert (none.compactions, none.pair_summaries, none.masked_results) == (0, 0, 0)
+    assert none.tokens_masked == 0 and none.all_valid
+
+
+async def test_masking_starts_once_a_whole_batch_is_older_than_keep_last() -> None:
+    result = await replay(turns=(30,))
+    none, mask, hybrid = (result.results[s] for s in ("none", "mask", "hybrid"))
+    # keep 10 + batch 10: the first 20 calls send exactly what `none` sends.
+    assert tokens(mask)[:20] == tokens(none)[:20]
+    assert mask.calls[20].events == ("masked",)
+    assert mask.calls[20].tokens < none.calls[20].tokens
+    # 30 calls at the end: the oldest 20 results are placeholders.
+    assert mask.masked_results == 20
+    assert mask.tokens_masked == sum(c.masked_tokens for c in mask.calls) > 0
+    # What masking saved is what `none` sent more (give or take the per-turn context line,
+    # which shows each strategy's own context size).
+    saved = none.tokens_sent - mask.tokens_sent
+    assert abs(saved - mask.tokens_masked) <= 2 * len(mask.calls)
+    # Far below the threshold, hybrid is masking alone.
+    assert tokens(hybrid) == tokens(mask) and hybrid.compactions == 0
+    assert result.relative("mask") == pytest.approx(mask.tokens_sent / none.tokens_sent)
+
+
+async def test_summarize_never_touches_the_current_turns_calls() -> None:
+    result = await replay(turns=(30,))
+    summarize = result.results["summarize"]
+    assert summarize.pair_summaries == 0 and summarize.side_calls == 0
+    assert tokens(summarize) == tokens(result.results["none"])
+
+
+async def test_summarize_replaces_old_pairs_by_notes_in_a_later_turn() -> None:
+    result = await replay(turns=(30, 5))
+    none, summarize = result.results["none"], result.results["summarize"]
+    assert summarize.pair_summaries == 10  # one batch: 30 old calls > cutoff 15 + batch 10
+    assert summarize.side_calls == 10 and summarize.side_input_tokens > 0
+    applied = [c for c in summarize.calls if "pair_summaries" in c.events]
+    assert len(applied) == 1 and applied[0].call > 31  # in the second turn
+    assert applied[0].tokens < none.calls[applied[0].call - 1].tokens
+    assert summarize.all_valid
+
+
+async def test_a_small_window_compacts_and_every_view_stays_valid() -> None:
+    result = await replay(limit=6_000, turns=(30, 5))
+    summarize, mask, hybrid = (result.results[s] for s in ("summarize", "mask", "hybrid"))
+    for strategy in (summarize, hybrid):
+        assert strategy.compactions >= 1 and strategy.overflow_compactions == 0
+        assert max(tokens(strategy)) <= 6_000
+    # mask compacts only when a request would not fit.
+    assert mask.compactions >= 1 and mask.compactions == mask.overflow_compactions
+    first = next(c for c in mask.calls if "overflow_compaction" in c.events)
+    assert first.events[0] == "overflow" and not first.overflow and first.tokens <= 6_000
+    for strategy in (summarize, mask, hybrid):
+        assert strategy.overflows == 0
+        assert strategy.all_valid, [c.issues for c in strategy.calls if c.issues]
+        assert strategy.tokens_sent < result.results["none"].tokens_sent
+
+
+async def test_none_records_every_request_over_the_window_as_an_overflow() -> None:
+    result = await replay(limit=6_000, turns=(30,))
+    none = result.results["none"]
+    over = [c for c in none.calls if c.tokens > 6_000]
+    assert over and len(over) < len(none.calls)
+    assert none.overflows == len(over)
+    assert all(c.overflow and c.events == ("overflow",) for c in over)
+    assert none.compactions == 0 and none.all_valid
+
+
+# -- validity -------------------------------------------------------------------------------
+
+
+async def test_source_defects_are_repaired_once_and_reported_apart() -> None:
+    result = await replay(turns=(12,), empty_result_at=3)
+    assert any("empty tool result 'call_3'" in r for r in result.source_repairs)
+    assert all(r.all_valid for r in result.results.values())
+
+
+async def test_a_view_the_pipeline_would_have_to_repair_is_flagged_invalid() -> None:
+    messages = list(transcript((6,), empty_result_at=2).messages)  # not prepared
+    result = await replay_messages(messages, "none")
+    bad = [c for c in result.calls if not c.valid]
+    assert bad and not result.all_valid
+    assert bad[0].call == 4  # the first view holding the empty result
+    assert any("call_2" in issue for issue in bad[0].issues)
+    prepared, repairs = prepare_messages(messages)
+    assert repairs and (await replay_messages(prepared, "none")).all_valid
+
+
+# -- the stub summarizer --------------------------------------------------------------------
+
+
+async def test_replays_are_deterministic() -> None:
+    first = await replay(limit=6_000, turns=(30, 5))
+    second = await replay(limit=6_000, turns=(30, 5))
+    assert first.to_dict() == second.to_dict()
+
+
+def _history() -> list[Message]:
+    edit = ToolRequest(id="e1", name="edit", arguments={"path": "src/dates.py", "new": "x"})
+    run = ToolRequest(id="r1", name="bash", arguments={"command": "pytest tests/test_dates.py"})
+    failure = "E   ValueError: month must be in 1..12\nsecond line of the traceback"
+    return [
+        Message.user(TASK),
+        Message.assistant("Editing the parser.", edit),
+        Message.user(None, ToolResponse(id="e1", content=(TextContent(text="ok"),))),
+        Message.assistant("Running the tests.", run),
+        Message.user(
+            None, ToolResponse(id="r1", content=(TextContent(text=failure),), is_error=True)
+        ),
+        Message.assistant("The month check is off by one; fixing it next."),
+        Message.user(FOLLOW_UP),
+    ]
+
+
+def test_the_stub_summary_is_built_from_the_transcript_and_capped() -> None:
+    system = render_compaction_prompt(
+        _history(), read_files=["README.md"], modified_files=["src/dates.py"]
+    )
+    stub = StubSummarizer(summary_tokens=2_000)
+    ask = [Message.user(SUMMARY_REQUEST)]
+    document = stub.summary_document(system)
+    assert document["user_intent"] == [TASK]
+    assert document["user_messages"] == [TASK, FOLLOW_UP]
+    paths = [f["path"] for f in document["files"]]
+    assert paths[:2] == ["src/dates.py", "README.md"] and "tests/test_dates.py" in paths
+    assert document["errors_and_fixes"] == ["E ValueError: month must be in 1..12"]
+    assert document["current_work"] == "The month check is off by one; fixing it next."
+    assert stub.reply_text(system, ask) == stub.reply_text(system, ask)
+
+    tiny = StubSummarizer(summary_tokens=40)
+    capped = tiny.summary_document(system)
+    assert default_counter().count_text(json.dumps(capped)) <= 40
+    assert capped["user_intent"] == [TASK]  # the intent is the last thing to go
+
+
+def test_the_stub_pair_note_names_the_call_and_quotes_the_first_error_line() -> None:
+    call = "\n".join(
+        [
+            "[assistant]: Running the tests.",
+            'tool_request(bash): {"command": "pytest tests/test_dates.py"}',
+            "[user]: tool_response: [error] E   ValueError: month must be in 1..12",
+            "second line of the traceback",
+        ]
+    )
+    system = render("tool_pair_summary.md", tool_name="bash", call=call)
+    stub = StubSummarizer(note_tokens=80)
+    note = stub.reply_text(system, [Message.user(TOOL_PAIR_REQUEST)])
+    assert note.startswith('Called bash with {"command": "pytest tests/test_dates.py"}.')
+    assert "It failed: E ValueError: month must be in 1..12" in note
+    assert default_counter().count_text(note) <= 80
+
+
+async def test_the_stub_overflows_like_a_model_with_a_window() -> None:
+    stub = StubSummarizer(context_limit=50)
+    from providers import ContextLengthExceeded
+
+    with pytest.raises(ContextLengthExceeded):
+        await stub.complete("x " * 200, [Message.user(SUMMARY_REQUEST)])
+
+
+# -- files and runs -------------------------------------------------------------------------
+
+
+async def test_a_file_with_several_runs_replays_each_or_the_one_asked_for(tmp_path: Path) -> None:
+    path = write_run(tmp_path / "runs.jsonl", runs=3, turns=(4,))
+    every = await replay_file(path, ("none",))
+    assert [r.run for r in every] == [1, 2, 3] and every[1].name == "runs.jsonl#2"
+    only = await replay_file(path, ("none", "mask"), run=2)
+    assert [r.run for r in only] == [2] and list(only[0].results) == ["none", "mask"]
+    with pytest.raises(ReplayError, match="holds 3 runs; --run must be between 1 and 3"):
+        await replay_file(path, run=4)
+
+
+async def test_a_transcript_without_model_calls_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps([{"role": "user", "content": "hello"}]), encoding="utf-8")
+    with pytest.raises(ReplayError, match="no model calls"):
+        await replay_file(path)
+
+
+async def test_a_transcript_without_a_system_prompt_gets_the_stand_in() -> None:
+    plain = transcript((2,))
+    bare = ImportedTranscript(
+        source_format=plain.source_format, messages=plain.messages, stats=plain.stats
+    )
+    result = await replay_transcript(bare, ("none",))
+    assert result.system_prompt == "stand-in" and result.system_tokens > 0
+    assert (await replay_transcript(plain, ("none",))).system_prompt == "transcript"
+    assert list(REPLAY_STRATEGIES) == ["none", "summarize", "mask", "hybrid"]
