@@ -60,9 +60,9 @@ from sessions.store import SessionStore
 @dataclass
 class _Turn:
     started: datetime
-    protect_from: int
-    """Tool calls in the history before this turn; newer ones are never trimmed."""
     calls: int = 0
+    tool_calls: int = 0
+    """Tool calls made in this turn; they are never summarized while it runs."""
     usage: Usage = field(default_factory=Usage)
     reply: Message | None = None
     partial: str = ""
@@ -153,7 +153,7 @@ class Agent:
         user = Message.user(text)
         session.append(user)
         yield MessageAdded(user)
-        turn = _Turn(started=self.clock(), protect_from=session.visible_tool_calls)
+        turn = _Turn(started=self.clock())
         runner = ToolRunner(
             self.tools,
             self.permissions,
@@ -179,6 +179,7 @@ class Agent:
                 requests = reply.tool_requests
                 if not requests:
                     break
+                turn.tool_calls += len(requests)
                 async for event in runner.run(requests):
                     yield event
                 results = runner.response_message(requests)
@@ -216,8 +217,7 @@ class Agent:
         self.budget.overhead_tokens = overhead + self.counter.count_tools(self.tool_specs) + 3
 
     async def _before_call(self, session: AgentSession, turn: _Turn) -> AsyncIterator[Event]:
-        protect = max(session.visible_tool_calls - turn.protect_from, 0)
-        async for event in self.policy.before_call(session, protect):
+        async for event in self.policy.before_call(session, turn.tool_calls):
             yield event
         check = self.budget.check(session.view.request_messages(session.messages))
         if check.compact and self.policy.plan.compact_at_threshold:

@@ -1,16 +1,11 @@
-"""What the reply loop does with old tool output before each model call.
+"""The reply loop's side of old-tool-output handling: run `ContextTrimmer` before each model
+call, persist what it changed, and tell the renderers.
 
-`context_strategy` picks the plan (`context_mgmt.strategy.context_plan`):
-- `summarize` (goose-like): old tool calls are summarized by the fast model in the
-  background, and compaction runs at the threshold;
-- `mask`: old tool results are shown to the model as placeholders (no model call);
-  compaction only when a request overflows;
-- `hybrid`: masking first, compaction at the threshold as the backstop.
-
-Masking never changes a message's content: it flips the `masked` flag, and the view shows a
-placeholder in its place (`present`). Summaries hide the pair and add an agent-only note.
-Both decisions scan the whole history, so they run only when their outcome can change: the
-masked set moves once per batch of tool calls, and summaries apply only when some are ready.
+`context_strategy` picks the plan (`context_mgmt.strategy.context_plan`): `summarize`
+(goose-like: background summaries of old tool calls, compaction at the threshold), `mask`
+(placeholders for old tool outputs; compaction only on overflow) or `hybrid` (masking first,
+compaction at the threshold as the backstop). The decisions live in `context_mgmt.trimming`,
+which `gosling context replay` runs too, so a replay measures exactly this policy.
 """
 
 from __future__ import annotations
@@ -20,10 +15,10 @@ from collections.abc import AsyncIterator
 from agent.config import Settings
 from agent.events import ContextTrimmed, Event
 from agent.session import AgentSession
-from context_mgmt.masking import MASK_BATCH_SIZE, MaskingPresenter, tool_results_to_mask
-from context_mgmt.pair_scheduler import ToolPairSummarizer
+from context_mgmt.masking import MaskingPresenter
 from context_mgmt.strategy import context_plan
 from context_mgmt.tokens import TokenCounter
+from context_mgmt.trimming import ContextTrimmer
 from providers import Provider
 from sessions.records import UsageKind
 
@@ -31,62 +26,31 @@ from sessions.records import UsageKind
 class ContextPolicy:
     def __init__(self, provider: Provider, config: Settings, counter: TokenCounter) -> None:
         self.provider = provider
-        self.config = config
         self.plan = context_plan(
             config.context_strategy,
             tool_pair_summarization=config.tool_pair_summarization,
             manages_own_context=provider.manages_own_context,
         )
         self.present = MaskingPresenter()
-        self._mask_step = -1
-        self._scheduled_at = -1
-        self._summarizer = (
-            ToolPairSummarizer(
-                provider,
-                cutoff=config.tool_call_cutoff,
-                threshold=config.auto_compact_threshold,
-                counter=counter,
-            )
-            if self.plan.summarize_tool_pairs
-            else None
+        """How the model sees a stored message (masked results as placeholders)."""
+        self.trimmer = ContextTrimmer(
+            self.plan,
+            provider,
+            keep_last=config.mask_keep_last,
+            cutoff=config.tool_call_cutoff,
+            threshold=config.auto_compact_threshold,
+            counter=counter,
         )
 
     async def before_call(self, session: AgentSession, protect_last_n: int) -> AsyncIterator[Event]:
-        calls = session.visible_tool_calls
-        if self.plan.mask_tool_results:
-            keep = self.config.mask_keep_last
-            step = max(calls - keep, 0) // MASK_BATCH_SIZE
-            if step != self._mask_step:
-                self._mask_step = step
-                ids = tool_results_to_mask(session.messages, keep_last=keep)
-                if ids:
-                    flips = {}
-                    tool_ids: list[str] = []
-                    for message_id in ids:
-                        message = session.get(message_id)
-                        if message is not None:
-                            flips[message_id] = message.metadata.with_masked()
-                            tool_ids += [r.id for r in message.tool_responses]
-                    session.flip(flips)
-                    yield ContextTrimmed("mask", tool_ids)
-        if self._summarizer is not None:
-            async for event in self._apply_summaries(session):
-                yield event
-            if calls != self._scheduled_at:
-                self._scheduled_at = calls
-                self._summarizer.maybe_schedule(session.messages, protect_last_n)
-
-    async def _apply_summaries(self, session: AgentSession) -> AsyncIterator[Event]:
-        summarizer = self._summarizer
-        assert summarizer is not None
-        if summarizer.ready:
-            applied = summarizer.apply_ready(session.messages)
-            if applied.changed:
-                flipped = set(applied.flipped_ids)
-                flips = {m.id: m.metadata for m in applied.messages if m.id in flipped}
-                session.flip(flips, applied.appended)
-                yield ContextTrimmed("summarize", applied.ids("applied"))
-        for usage in summarizer.take_usage():
+        changes = self.trimmer.step(session.messages, session.visible_tool_calls, protect_last_n)
+        if changes.changed:
+            session.flip(changes.flips, changes.appended)
+        if changes.masked_tool_ids:
+            yield ContextTrimmed("mask", list(changes.masked_tool_ids))
+        if changes.summarized_tool_ids:
+            yield ContextTrimmed("summarize", list(changes.summarized_tool_ids))
+        for usage in changes.usage:
             session.record_usage(usage, self.provider.model_config.model, UsageKind.SUMMARY, None)
 
     async def settle(self, session: AgentSession, *, cancelled: bool) -> None:
@@ -96,5 +60,4 @@ class ContextPolicy:
             await self.close()
 
     async def close(self) -> None:
-        if self._summarizer is not None:
-            await self._summarizer.cancel()
+        await self.trimmer.close()

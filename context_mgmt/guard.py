@@ -90,7 +90,9 @@ class ContextBudget:
         self._counter = counter
         self._baseline: int | None = None
         self._source: TokenSource = "estimate"
-        self._covered: set[str] = set()
+        self._covered: tuple[Message, ...] = ()
+        """The messages the baseline accounts for, in order."""
+        self._covered_ids: set[str] | None = None
         self._standing_down = False
         self.overflow_compactions = 0
         """Overflow-driven compactions since the last successful model call."""
@@ -118,8 +120,19 @@ class ContextBudget:
         if self._baseline is None:
             estimate = counter.count_chat("", messages) + self.overhead_tokens
             return estimate, "estimate"
-        added = [m for m in messages if m.metadata.agent_visible and m.id not in self._covered]
-        return self._baseline + counter.count_messages(added), self._source
+        return self._baseline + counter.count_messages(self._added_since(messages)), self._source
+
+    def _added_since(self, messages: Sequence[Message]) -> Sequence[Message]:
+        """Messages not covered by the baseline. Usually the view has only grown since the
+        last call, so only its tail is new; anything else falls back to comparing ids."""
+        covered, n = self._covered, len(self._covered)
+        grown = n and len(messages) >= n and messages[n - 1].id == covered[-1].id
+        if grown and messages[0].id == covered[0].id:
+            return [m for m in messages[n:] if m.metadata.agent_visible]
+        if self._covered_ids is None:
+            self._covered_ids = {m.id for m in covered}
+        ids = self._covered_ids
+        return [m for m in messages if m.metadata.agent_visible and m.id not in ids]
 
     def record_usage(self, usage: Usage, covered: Iterable[Message]) -> None:
         """After a successful model call: `covered` are the messages that call accounted for
@@ -129,7 +142,7 @@ class ContextBudget:
             return
         self._baseline = usage.input_tokens + (usage.output_tokens or 0)
         self._source = "reported"
-        self._covered = {m.id for m in covered}
+        self._covered, self._covered_ids = tuple(covered), None
 
     # -- deciding ------------------------------------------------------------------------------
 
@@ -174,7 +187,7 @@ class ContextBudget:
         threshold; the threshold check then stands down."""
         self._baseline = result.retained_tokens + self.overhead_tokens
         self._source = "retained"
-        self._covered = {m.id for m in result.messages}
+        self._covered, self._covered_ids = tuple(result.messages), None
         still_over = needs_compaction(self._baseline, self.context_limit, self.threshold)
         self._standing_down = still_over
         if not still_over:

@@ -2,7 +2,8 @@
 
 A transcript (any format `sessions.importers` reads) is walked as if it were live: every
 assistant message in it is one model call. Before each call the policy of the chosen
-strategy runs exactly as the reply loop runs it (`agent.agent`, `agent.context_policy`):
+strategy runs exactly as the reply loop runs it: the same `ContextTrimmer`
+(`context_mgmt.trimming`) decides masking and tool-pair summaries, then the same budget:
 
 1. masking (`mask`, `hybrid`): when the masked set's batch step moves, `tool_results_to_mask`
    flags old tool results and the view shows their placeholders;
@@ -36,14 +37,7 @@ from typing import TYPE_CHECKING
 
 from context_mgmt.compact import compact_messages
 from context_mgmt.guard import ContextBudget
-from context_mgmt.masking import (
-    MASK_BATCH_SIZE,
-    MaskingCache,
-    apply_masking,
-    mark_masked,
-    tool_results_to_mask,
-)
-from context_mgmt.pair_scheduler import ToolPairSummarizer
+from context_mgmt.masking import MaskingCache, apply_masking
 from context_mgmt.replay_results import (
     DEFAULT_REPLAY_CONTEXT_LIMIT,
     REPLAY_STRATEGIES,
@@ -56,6 +50,7 @@ from context_mgmt.replay_results import (
     TranscriptReplay,
 )
 from context_mgmt.strategy import ContextPlan, context_plan
+from context_mgmt.trimming import ContextTrimmer, apply_changes
 from context_mgmt.turn_context import TurnContext, format_turn_context, with_turn_context
 from conversation import Message, fix_agent_view, fix_conversation
 from providers import Provider, ProviderError, Usage
@@ -174,23 +169,19 @@ class _Replay:
         self.budget = ContextBudget(
             options.context_limit, options.threshold, overhead_tokens=overhead, counter=counter
         )
-        self.pairs = (
-            ToolPairSummarizer(
-                summarizer,
-                cutoff=options.cutoff,
-                threshold=options.threshold,
-                counter=counter,
-            )
-            if self.plan.summarize_tool_pairs
-            else None
+        self.trimmer = ContextTrimmer(
+            self.plan,
+            summarizer,
+            keep_last=options.keep_last,
+            cutoff=options.cutoff,
+            threshold=options.threshold,
+            counter=counter,
         )
         self.messages: list[Message] = []
         self.calls: list[ReplayCall] = []
         self.cache = MaskingCache()
-        self.mask_step = -1
-        self.scheduled_at = -1
-        self.protect_from = 0
         self.turn_calls = 0
+        self.turn_tool_calls = 0
         self.context_tokens = 0
         self.events: list[CallEvent] = []
         self.compactions = 0
@@ -209,11 +200,10 @@ class _Replay:
                     continue
                 self.messages.append(message)
                 if _starts_turn(message):
-                    self.protect_from = _visible_tool_calls(self.messages)
                     self.turn_calls = 0
+                    self.turn_tool_calls = 0
         finally:
-            if self.pairs is not None:
-                await self.pairs.cancel()
+            await self.trimmer.close()
         return StrategyReplay(
             strategy=self.strategy,
             calls=tuple(self.calls),
@@ -229,31 +219,19 @@ class _Replay:
     # -- before the call (agent.context_policy.ContextPolicy.before_call) ------------------
 
     async def _before_call(self) -> None:
+        await self.trimmer.wait_for_summaries()
         calls = _visible_tool_calls(self.messages)
-        protect = max(calls - self.protect_from, 0)
-        if self.plan.mask_tool_results:
-            keep = self.options.keep_last
-            step = max(calls - keep, 0) // MASK_BATCH_SIZE
-            if step != self.mask_step:
-                self.mask_step = step
-                ids = tool_results_to_mask(self.messages, keep_last=keep)
-                if ids:
-                    self.messages = mark_masked(self.messages, ids)
-                    self.masked_results += len(ids)
-                    self.events.append("masked")
-        if self.pairs is not None:
-            await self.pairs.collect()
-            if self.pairs.ready:
-                applied = self.pairs.apply_ready(self.messages)
-                if applied.changed:
-                    self.messages = list(applied.messages)
-                    self.pair_summaries += len(applied.ids("applied"))
-                    self.events.append("pair_summaries")
-            for usage in self.pairs.take_usage():
-                self._side(usage, 1)
-            if calls != self.scheduled_at:
-                self.scheduled_at = calls
-                self.pairs.maybe_schedule(self.messages, protect)
+        changes = self.trimmer.step(self.messages, calls, self.turn_tool_calls)
+        if changes.changed:
+            self.messages = apply_changes(self.messages, changes)
+        if changes.masked_tool_ids:
+            self.masked_results += sum(1 for m in changes.flips.values() if m.masked)
+            self.events.append("masked")
+        if changes.summarized_tool_ids:
+            self.pair_summaries += len(changes.summarized_tool_ids)
+            self.events.append("pair_summaries")
+        for usage in changes.usage:
+            self._side(usage, 1)
         check = self.budget.check(self._view()[0])
         if check.compact and self.plan.compact_at_threshold:
             await self._compact(overflow=False)
@@ -292,6 +270,7 @@ class _Replay:
             )
         )
         self.turn_calls += 1
+        self.turn_tool_calls += len(reply.tool_requests)
         self.messages.append(reply)
         output = self.counter.count_message(reply)
         self.context_tokens = tokens + output
