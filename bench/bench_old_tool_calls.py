@@ -7,7 +7,7 @@ import json
 import time
 from typing import Any
 
-from context_mgmt.masking import MaskingCache, apply_masking, mark_masked, tool_results_to_mask
+from context_mgmt.masking import MaskingCache, apply_masking, mark_masked, messages_to_mask
 from context_mgmt.tokens import TokenCounter
 from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, plan_tool_pair_summaries
 from conversation import Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
@@ -42,8 +42,8 @@ def _ms(fn: Any, repeat: int = 5) -> float:
 
 def run() -> dict[str, Any]:
     messages = _session(MESSAGES)
-    choose_ms = _ms(lambda: tool_results_to_mask(messages))
-    masked = mark_masked(messages, tool_results_to_mask(messages))
+    choose_ms = _ms(lambda: messages_to_mask(messages))
+    masked = mark_masked(messages, messages_to_mask(messages))
     cache = MaskingCache(size=MESSAGES)
     cold_ms = _ms(lambda: apply_masking(masked, cache=MaskingCache(size=MESSAGES)), repeat=1)
     apply_masking(masked, cache=cache)
@@ -61,7 +61,7 @@ def run() -> dict[str, Any]:
     plan_ms = _ms(lambda: plan_tool_pair_summaries(messages, notes))
     return {
         "messages": len(messages),
-        "tool_results_to_mask_ms": choose_ms,
+        "messages_to_mask_ms": choose_ms,
         "apply_masking_cold_ms": cold_ms,
         "apply_masking_warm_ms": warm_ms,
         "masking_tokens_before": before,

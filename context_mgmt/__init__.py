@@ -21,7 +21,7 @@ from context_mgmt.masking import (
     apply_masking,
     mark_masked,
     masked_copy,
-    tool_results_to_mask,
+    messages_to_mask,
 )
 from context_mgmt.pair_scheduler import ToolPairSummarizer
 from context_mgmt.recall import RECALL_TOOL_NAME, recall_tool_output
@@ -85,11 +85,11 @@ __all__ = [
     "format_message_for_compacting",
     "mark_masked",
     "masked_copy",
+    "messages_to_mask",
     "needs_compaction",
     "plan_tool_pair_summaries",
     "recall_tool_output",
     "summarize",
     "summarize_tool_pair",
     "tool_ids_to_summarize",
-    "tool_results_to_mask",
 ]

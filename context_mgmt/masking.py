@@ -20,6 +20,11 @@ on every call (between `keep_last` and `keep_last + batch - 1` recent calls stay
 A masked message stays masked, and its placeholder is a pure function of the original, so the
 masked prefix itself is byte-stable from request to request.
 
+Old calls' long arguments go too: an assistant message whose calls are all old gets the flag
+when one of its string arguments is longer than `ARGUMENT_KEEP_CHARS` (file contents written
+with `write`, heredoc scripts), and the model is shown the head of each such argument with a
+note of what was cut. The file is on disk, and `context__recall` shows the whole call.
+
 Small outputs are not worth a placeholder: a response of at most `SMALL_OUTPUT_CHARS`
 characters (and no image) is shown as is even inside a masked message. Error results keep
 their first lines, because errors are what the model most needs to remember.
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from context_mgmt.recall import describe_call, recall_hint
 from conversation import ImageContent, Message, TextContent, ToolRequest, ToolResponse
@@ -42,17 +48,22 @@ SMALL_OUTPUT_CHARS = 400
 ERROR_LINES_KEPT = 3
 ERROR_LINE_CHARS = 200
 COPY_CACHE_SIZE = 4_096
+ARGUMENT_KEEP_CHARS = 200
+"""String arguments up to this size stay whole in masked calls."""
+ARGUMENT_HEAD_CHARS = 80
+"""How much of a longer argument the model still sees."""
 
 
-def tool_results_to_mask(
+def messages_to_mask(
     messages: Sequence[Message],
     keep_last: int = MASK_KEEP_LAST,
     batch: int = MASK_BATCH_SIZE,
 ) -> list[str]:
-    """Ids of agent-visible tool-result messages to mask now (pure; see the module docstring).
+    """Ids of agent-visible messages to mask now (pure; see the module docstring).
 
-    A message qualifies when every response in it answers one of the old calls, it is not
-    masked yet, and masking would shrink at least one of its outputs.
+    A tool-result message qualifies when every response in it answers one of the old calls
+    and masking would shrink one of its outputs; an assistant message when all its calls are
+    old and one of them has a long string argument. Masked messages are not chosen again.
     """
     if keep_last < 0:
         raise ValueError(f"keep_last must be 0 or more, got {keep_last}")
@@ -66,16 +77,41 @@ def tool_results_to_mask(
     chosen: list[str] = []
     for message in messages:
         meta = message.metadata
-        if not meta.agent_visible or meta.masked or message.role != "user":
+        if not meta.agent_visible or meta.masked:
             continue
-        responses = message.tool_responses
-        if (
-            responses
-            and all(r.id in old for r in responses)
-            and any(_worth_masking(r) for r in responses)
-        ):
+        if message.role == "user":
+            parts: Sequence[ToolRequest | ToolResponse] = message.tool_responses
+            worth = any(_worth_masking(r) for r in message.tool_responses)
+        else:
+            parts = message.tool_requests
+            worth = any(_long_arguments(r.arguments) for r in message.tool_requests)
+        if parts and worth and all(p.id in old for p in parts):
             chosen.append(message.id)
     return chosen
+
+
+def _long_arguments(value: object) -> bool:
+    if isinstance(value, str):
+        return len(value) > ARGUMENT_KEEP_CHARS
+    if isinstance(value, dict):
+        return any(_long_arguments(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_long_arguments(v) for v in value)
+    return False
+
+
+def _cut_arguments(value: Any, call_id: str) -> Any:
+    if isinstance(value, str) and len(value) > ARGUMENT_KEEP_CHARS:
+        hidden = len(value) - ARGUMENT_HEAD_CHARS
+        return (
+            f"{value[:ARGUMENT_HEAD_CHARS]}…[{hidden:,} more chars hidden to save context; "
+            f"{recall_hint(call_id)} shows the whole call]"
+        )
+    if isinstance(value, dict):
+        return {k: _cut_arguments(v, call_id) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut_arguments(v, call_id) for v in value]
+    return value
 
 
 def mark_masked(messages: Sequence[Message], ids: Iterable[str]) -> list[Message]:
@@ -95,8 +131,16 @@ def _worth_masking(response: ToolResponse) -> bool:
 
 def masked_copy(message: Message, requests: Mapping[str, ToolRequest] | None = None) -> Message:
     """The message as the model is shown it once masked: each sizeable tool response holds a
-    placeholder instead of its output. `requests` maps call ids to their requests so the
-    placeholder can name the tool and its arguments. Same id, role and metadata."""
+    placeholder instead of its output, each long argument of a call only its head.
+    `requests` maps call ids to their requests so a placeholder can name the tool and its
+    arguments. Same id, role and metadata."""
+    if message.role == "assistant":
+        return message.with_content(
+            part.model_copy(update={"arguments": _cut_arguments(part.arguments, part.id)})
+            if isinstance(part, ToolRequest) and _long_arguments(part.arguments)
+            else part
+            for part in message.content
+        )
     requests = requests or {}
     parts = [
         ToolResponse(

@@ -108,6 +108,10 @@ def recall(
     )
     if images:
         header += f" [{len(images)} image{'s' if len(images) != 1 else ''} attached]"
+    if request is not None and request.arguments:
+        full = json.dumps(request.arguments, ensure_ascii=False, indent=1)
+        if len(full) > ARGUMENTS_PREVIEW_CHARS:
+            header += f"\nArguments:\n{full}\nOutput:"
     return Recalled(True, f"{header}\n{body}", images, response.is_error)
 
 

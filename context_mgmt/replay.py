@@ -5,7 +5,7 @@ assistant message in it is one model call. Before each call the policy of the ch
 strategy runs exactly as the reply loop runs it: the same `ContextTrimmer`
 (`context_mgmt.trimming`) decides masking and tool-pair summaries, then the same budget:
 
-1. masking (`mask`, `hybrid`): when the masked set's batch step moves, `tool_results_to_mask`
+1. masking (`mask`, `hybrid`): when the masked set's batch step moves, `messages_to_mask`
    flags old tool results and the view shows their placeholders;
 2. tool-pair summaries (`summarize`): summaries ready from the batch scheduled before the
    previous call are applied (`ToolPairSummarizer.apply_ready`), then the next batch is

@@ -28,7 +28,7 @@ class ContextPlan:
     summarize_tool_pairs: bool
     """Run the background tool-pair summarizer."""
     mask_tool_results: bool
-    """Mask old tool results (`tool_results_to_mask`, `apply_masking`)."""
+    """Mask old tool results (`messages_to_mask`, `apply_masking`)."""
     compact_at_threshold: bool
     """Compact before a call when the context passes the auto-compact threshold."""
     compact_on_overflow: bool

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from context_mgmt.masking import MASK_BATCH_SIZE, MASK_KEEP_LAST, tool_results_to_mask
+from context_mgmt.masking import MASK_BATCH_SIZE, MASK_KEEP_LAST, messages_to_mask
 from context_mgmt.pair_scheduler import ToolPairSummarizer
 from context_mgmt.strategy import ContextPlan
 from context_mgmt.threshold import DEFAULT_COMPACTION_THRESHOLD
@@ -77,7 +77,7 @@ class ContextTrimmer:
             step = max(visible_tool_calls - self.keep_last, 0) // MASK_BATCH_SIZE
             if step != self._mask_step:
                 self._mask_step = step
-                ids = set(tool_results_to_mask(messages, keep_last=self.keep_last))
+                ids = set(messages_to_mask(messages, keep_last=self.keep_last))
                 for message in messages:
                     if message.id in ids:
                         flips[message.id] = message.metadata.with_masked()

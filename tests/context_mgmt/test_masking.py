@@ -14,11 +14,12 @@ from context_mgmt.masking import (
     apply_masking,
     mark_masked,
     masked_copy,
-    tool_results_to_mask,
+    messages_to_mask,
 )
 from context_mgmt.recall import recall_hint, recall_tool_output
 from context_mgmt.strategy import CONTEXT_STRATEGIES, context_plan
 from conversation import ImageContent, Message, TextContent, ToolResponse, fix_conversation
+from conversation import ToolRequest as ToolRequestPart
 from tests.context_mgmt.tool_conversations import (
     answers,
     asks,
@@ -40,16 +41,16 @@ def result_ids(messages: list[Message], calls: range) -> list[str]:
 
 def test_results_older_than_the_last_n_calls_are_masked_in_whole_batches() -> None:
     keep, batch = MASK_KEEP_LAST, MASK_BATCH_SIZE
-    assert tool_results_to_mask(session(keep + batch - 1), keep, batch) == []
+    assert messages_to_mask(session(keep + batch - 1), keep, batch) == []
     messages = session(keep + batch)
-    assert tool_results_to_mask(messages, keep, batch) == result_ids(messages, range(batch))
+    assert messages_to_mask(messages, keep, batch) == result_ids(messages, range(batch))
 
 
 def test_the_masked_set_only_moves_every_batch_of_calls() -> None:
     masked_at = {}
     for calls in range(10, 45):
         messages = session(calls)
-        masked_at[calls] = len(tool_results_to_mask(messages, keep_last=10, batch=10))
+        masked_at[calls] = len(messages_to_mask(messages, keep_last=10, batch=10))
     assert sorted(set(masked_at.values())) == [0, 10, 20, 30]
     changes = [c for c in range(11, 45) if masked_at[c] != masked_at[c - 1]]
     assert changes == [20, 30, 40]
@@ -57,18 +58,18 @@ def test_the_masked_set_only_moves_every_batch_of_calls() -> None:
 
 def test_already_masked_and_hidden_results_are_not_chosen_again() -> None:
     messages = session(25)
-    first = tool_results_to_mask(messages, 10, 5)
+    first = messages_to_mask(messages, 10, 5)
     assert len(first) == 15
     masked = mark_masked(messages, first)
-    assert tool_results_to_mask(masked, 10, 5) == []
+    assert messages_to_mask(masked, 10, 5) == []
     hidden = [m.with_agent_invisible() if m.id in first[:3] else m for m in messages]
-    assert not set(first[:3]) & set(tool_results_to_mask(hidden, 10, 5))
+    assert not set(first[:3]) & set(messages_to_mask(hidden, 10, 5))
 
 
 def test_small_outputs_are_not_worth_a_placeholder() -> None:
     small = session(25, lines=1)
     assert len(small[2].tool_responses[0].text()) <= SMALL_OUTPUT_CHARS
-    assert tool_results_to_mask(small, 10, 10) == []
+    assert messages_to_mask(small, 10, 10) == []
 
 
 def test_a_parallel_result_message_waits_until_all_its_calls_are_old() -> None:
@@ -78,15 +79,15 @@ def test_a_parallel_result_message_waits_until_all_its_calls_are_old() -> None:
         asks(*(call(i) for i in ids)),
         answers(*(output(i, "o" * 1000) for i in ids)),
     ]
-    assert tool_results_to_mask(messages, keep_last=1, batch=1) == []
-    assert tool_results_to_mask(messages, keep_last=0, batch=1) == [messages[2].id]
+    assert messages_to_mask(messages, keep_last=1, batch=1) == []
+    assert messages_to_mask(messages, keep_last=0, batch=1) == [messages[2].id]
 
 
 def test_bad_settings_are_refused_with_a_clear_message() -> None:
     with pytest.raises(ValueError, match="keep_last"):
-        tool_results_to_mask(session(3), keep_last=-1)
+        messages_to_mask(session(3), keep_last=-1)
     with pytest.raises(ValueError, match="batch"):
-        tool_results_to_mask(session(3), batch=0)
+        messages_to_mask(session(3), batch=0)
 
 
 # -- what the model sees ----------------------------------------------------------------------
@@ -145,7 +146,7 @@ def test_small_responses_inside_a_masked_message_stay_verbatim() -> None:
 
 def test_masking_keeps_pairs_roles_order_and_the_originals() -> None:
     messages = session(30)
-    masked = mark_masked(messages, tool_results_to_mask(messages, 10, 10))
+    masked = mark_masked(messages, messages_to_mask(messages, 10, 10))
     view = apply_masking(visible(masked))
 
     assert [(m.id, m.role) for m in view] == [(m.id, m.role) for m in messages]
@@ -164,7 +165,7 @@ def test_masking_keeps_pairs_roles_order_and_the_originals() -> None:
 
 def test_apply_masking_reuses_copies_and_passes_other_messages_through() -> None:
     plain = session(30)
-    messages = mark_masked(plain, tool_results_to_mask(plain, 10, 10))
+    messages = mark_masked(plain, messages_to_mask(plain, 10, 10))
     cache = MaskingCache()
     first = apply_masking(messages, cache=cache)
     second = apply_masking(messages, cache=cache)
@@ -216,8 +217,49 @@ def test_an_unknown_strategy_names_the_choices() -> None:
 
 def test_the_presenter_shows_messages_one_by_one_like_apply_masking() -> None:
     plain = session(30)
-    messages = mark_masked(plain, tool_results_to_mask(plain, 10, 10))
+    messages = mark_masked(plain, messages_to_mask(plain, 10, 10))
     presenter = MaskingPresenter()
     one_by_one = [presenter(m) for m in visible(messages)]
     assert one_by_one == apply_masking(visible(messages), cache=MaskingCache())
     assert "developer__shell" in one_by_one[2].tool_responses[0].text()
+
+
+# -- long arguments of old calls ---------------------------------------------------------------
+
+
+def _writes(count: int, size: int) -> list[Message]:
+    messages: list[Message] = [Message.user("write the files")]
+    for n in range(count):
+        body = f"# file {n}\n" + "x = 1\n" * (size // 6)
+        request = ToolRequestPart(
+            id=f"w{n}", name="developer__write", arguments={"path": f"f{n}.py", "content": body}
+        )
+        messages.append(Message.assistant(f"writing f{n}.py", request))
+        messages.append(
+            Message.user(
+                None, ToolResponse(id=f"w{n}", content=(TextContent(text=f"Wrote f{n}.py"),))
+            )
+        )
+    return messages
+
+
+def test_old_calls_with_long_arguments_are_masked_with_their_head_kept() -> None:
+    messages = _writes(20, 3_000)
+    chosen = messages_to_mask(messages, keep_last=10, batch=10)
+    old_calls = [m.id for m in messages if m.role == "assistant"][:10]
+    assert chosen == old_calls  # short "Wrote ..." results are not worth a placeholder
+    masked = mark_masked(messages, chosen)
+    shown = apply_masking(visible(masked))
+    [request] = shown[1].tool_requests
+    assert request.arguments["path"] == "f0.py"
+    content = request.arguments["content"]
+    assert content.startswith("# file 0\nx = 1") and len(content) < 300
+    assert recall_hint("w0") in content and "more chars hidden" in content
+    assert shown[-2].tool_requests == messages[-2].tool_requests  # recent calls untouched
+    assert view_issues(shown) == []
+    recalled = recall_tool_output(masked, "w0")
+    assert messages[1].tool_requests[0].arguments["content"] in recalled.replace("\\n", "\n")
+
+
+def test_short_arguments_keep_the_call_unmasked() -> None:
+    assert messages_to_mask(_writes(20, 100), keep_last=10, batch=10) == []

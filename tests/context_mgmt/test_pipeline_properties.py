@@ -18,7 +18,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from context_mgmt.compact import compact_messages
-from context_mgmt.masking import mark_masked, tool_results_to_mask
+from context_mgmt.masking import mark_masked, messages_to_mask
 from context_mgmt.recall import recall
 from context_mgmt.tokens import default_counter
 from context_mgmt.tool_pairs import (
@@ -113,7 +113,7 @@ class Session:
             self.messages, flipped = apply_tool_pair_summaries(self.messages, notes_for(ids))
             event(f"summaries hid {'some' if flipped else 'no'} messages")
         elif op == "mask":
-            chosen = tool_results_to_mask(self.messages, keep_last=a, batch=b + 1)
+            chosen = messages_to_mask(self.messages, keep_last=a, batch=b + 1)
             self.messages = mark_masked(self.messages, chosen)
         if op in ("tools", "hint", "answer", "stop"):
             # The loop applies pending summaries right before each model call.

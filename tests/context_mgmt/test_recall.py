@@ -8,7 +8,7 @@ from pathlib import Path
 from agent.tools.base import NAME_SEPARATOR, ToolContext
 from agent.tools.manager import ExtensionManager
 from agent.tools.recall import context_extension, recall_tool
-from context_mgmt.masking import apply_masking, mark_masked, tool_results_to_mask
+from context_mgmt.masking import apply_masking, mark_masked, messages_to_mask
 from context_mgmt.recall import RECALL_TOOL_NAME, recall, recall_hint, recall_tool_output
 from context_mgmt.tool_pairs import apply_tool_pair_summaries
 from conversation import ImageContent, Message, TextContent, ToolRequest, ToolResponse
@@ -35,7 +35,7 @@ def test_a_summarized_pairs_output_comes_back_from_the_hidden_originals() -> Non
 
 def test_a_masked_output_comes_back_while_the_view_shows_a_placeholder() -> None:
     plain = session(30)
-    messages = mark_masked(plain, tool_results_to_mask(plain, 10, 10))
+    messages = mark_masked(plain, messages_to_mask(plain, 10, 10))
     shown = apply_masking(visible(messages))[2].tool_responses[0].text()
     assert recall_hint("call_0") in shown and big_output("call_0") not in shown
     assert big_output("call_0") in recall_tool_output(messages, "call_0")
