@@ -56,6 +56,8 @@ from providers import ThinkingDelta as ModelThinkingDelta
 from sessions.records import UsageKind
 from sessions.store import SessionStore
 
+INTERRUPTED_NOTE = "(The user interrupted this turn before I replied.)"
+
 
 @dataclass
 class _Turn:
@@ -308,6 +310,10 @@ class Agent:
         last = session.messages[-1] if session.messages else None
         if last is not None and last.role == "assistant" and last.tool_requests:
             added.append(runner.response_message(last.tool_requests))
+        elif not added and last is not None and last.effective_role == "user":
+            # Nothing was said yet: a short agent-only reply keeps the conversation
+            # alternating, so the user's next message is not merged into this one.
+            added.append(Message.assistant(INTERRUPTED_NOTE).agent_only().with_kind("interrupted"))
         if added:
             session.append(*added)
         return added

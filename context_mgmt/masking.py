@@ -48,8 +48,9 @@ SMALL_OUTPUT_CHARS = 400
 ERROR_LINES_KEPT = 3
 ERROR_LINE_CHARS = 200
 COPY_CACHE_SIZE = 4_096
-ARGUMENT_KEEP_CHARS = 200
-"""String arguments up to this size stay whole in masked calls."""
+ARGUMENT_KEEP_CHARS = 400
+"""String arguments up to this size stay whole in masked calls (the head and the note that
+replace a longer one take about 200 characters, so shorter cuts would not pay)."""
 ARGUMENT_HEAD_CHARS = 80
 """How much of a longer argument the model still sees."""
 

@@ -5,8 +5,9 @@ One object per session, shared by the live reply loop (which persists the change
 does. `context_strategy` picks the plan (`strategy.context_plan`):
 
 - masking (`mask`, `hybrid`): old tool results get the `masked` flag and are shown as
-  placeholders. The masked set only moves once per batch of tool calls, so the scan runs
-  only then;
+  placeholders, and old calls with long arguments are shown with those arguments cut to
+  their head. The masked set only moves once per batch of tool calls, so the scan runs only
+  then;
 - tool-pair summaries (`summarize`): batches are summarized by the fast model in the
   background and applied before a later call, when a batch is ready.
 
@@ -36,6 +37,7 @@ class TrimChanges:
     appended: tuple[Message, ...] = ()
     """Summary notes to append after the existing messages."""
     masked_tool_ids: tuple[str, ...] = ()
+    """Tool call ids whose output or arguments are now masked (each id once)."""
     summarized_tool_ids: tuple[str, ...] = ()
     usage: tuple[Usage, ...] = ()
     """Usage of summary calls that finished since the last step."""
@@ -81,7 +83,9 @@ class ContextTrimmer:
                 for message in messages:
                     if message.id in ids:
                         flips[message.id] = message.metadata.with_masked()
+                        masked += [r.id for r in message.tool_requests]
                         masked += [r.id for r in message.tool_responses]
+        masked = list(dict.fromkeys(masked))
         if self.pairs is None:
             return TrimChanges(flips, masked_tool_ids=tuple(masked))
         appended: tuple[Message, ...] = ()

@@ -7,6 +7,7 @@ Command groups live in their own modules and are imported only when invoked, so
 from __future__ import annotations
 
 import importlib
+import sys
 
 import click
 
@@ -28,6 +29,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "agent.cli.hints_cmd",
         "hints_command",
         "Show which hint files load for a directory.",
+    ),
+    "context": (
+        "agent.cli.context_cmd",
+        "context_group",
+        "Replay a session through the context pipeline.",
+    ),
+    "session": (
+        "agent.cli.session_cmd",
+        "session_command",
+        "Chat with the agent interactively (the default).",
     ),
     "sessions": (
         "agent.cli.sessions_cmd",
@@ -59,9 +70,18 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="gosling")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
-    """gosling: an agent runtime with goose-grade context management."""
+    """gosling: an agent runtime with goose-grade context management.
+
+    Run without a command on a terminal to start an interactive session."""
     if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            group = ctx.command
+            assert isinstance(group, click.Group)
+            session = group.get_command(ctx, "session")
+            assert session is not None
+            ctx.invoke(session)
+        else:
+            click.echo(ctx.get_help())
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from agent.events import (
@@ -17,7 +18,15 @@ from agent.events import (
     ToolResult,
 )
 from conversation import Message, ToolRequest, fix_conversation
-from providers import ContextLengthExceeded, ScriptedReply, ScriptedRequest, Usage
+from providers import (
+    Completed,
+    ContextLengthExceeded,
+    ScriptedProvider,
+    ScriptedReply,
+    ScriptedRequest,
+    StreamEvent,
+    Usage,
+)
 from providers.testing import Step
 
 from .loop_helpers import assert_valid_requests, make_agent, run_turn
@@ -265,7 +274,10 @@ async def test_hybrid_masks_old_results_and_recall_brings_them_back(tmp_path: Pa
     assert "line 0 " in recalled
     assert store is not None and session.id is not None
     stored = store.load_messages(session.id)
-    assert any(m.metadata.masked and "line 0 " in m.tool_responses[0].text() for m in stored)
+    results = [m for m in stored if m.tool_responses]
+    assert any(m.metadata.masked and "line 0 " in m.tool_responses[0].text() for m in results)
+    # the long echo commands of old calls are cut too, and kept whole in the store
+    assert any(m.metadata.masked and m.tool_requests for m in stored)
     assert_valid_requests(provider)
 
 
@@ -296,3 +308,36 @@ async def test_a_reply_cut_by_the_output_limit_is_reported(tmp_path: Path) -> No
     events, finished = await run_turn(agent, session, "long question")
     assert finished.final_text == "The answer is"
     assert any(isinstance(e, Notice) and "output limit" in e.text for e in events)
+
+
+class _SilentProvider(ScriptedProvider):
+    """A model that never answers: its stream waits until cancelled."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = asyncio.Event()
+
+    async def stream(self, *args: object, **kwargs: object) -> AsyncIterator[StreamEvent]:
+        self.started.set()
+        await asyncio.Event().wait()
+        yield Completed(Message.assistant("never"), Usage())
+
+
+async def test_cancelling_before_the_model_says_anything_keeps_the_turns_alternating(
+    tmp_path: Path,
+) -> None:
+    agent, _, store = make_agent(tmp_path, [])
+    silent = _SilentProvider()
+    agent.provider = silent
+    session = agent.new_session()
+    task = asyncio.create_task(run_turn(agent, session, "are you there?"))
+    await silent.started.wait()
+    task.cancel()
+    _, finished = await task
+    assert finished.stop_reason == "cancelled"
+    note = session.messages[-1]
+    assert note.role == "assistant" and note.metadata.kind == "interrupted"
+    assert not note.is_user_visible and note.is_agent_visible
+    assert store is not None and session.id is not None
+    stored = store.load_messages(session.id)
+    assert fix_conversation([*stored, Message.user("hello again")])[1] == []

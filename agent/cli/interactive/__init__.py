@@ -1,0 +1,1 @@
+"""The interactive session (`gosling session`): input, rendering, slash commands, status."""

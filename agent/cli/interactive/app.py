@@ -1,0 +1,331 @@
+"""`InteractiveSession`: the read–reply loop of `gosling session`.
+
+One prompt, one turn at a time. A turn runs in its own task so Ctrl-C (SIGINT while the
+terminal is in cooked mode) cancels the turn, never the app: the reply loop answers every open
+tool call and the session stays valid. Tool calls that need approval stop the live output and
+ask for one key. Slash commands live in `commands.py`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import signal
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent.agent import INTERRUPTED_NOTE
+from agent.cli.interactive.prompt import ask_approval, make_prompt_session
+from agent.cli.interactive.render import INTERRUPTED_TEXT, Renderer
+from agent.cli.interactive.status import StatusInfo, status_text
+from agent.cli.interactive.terminal import Terminal
+from agent.cli.interactive.transcript import COMMAND_KIND, recent_exchanges
+from agent.events import Event, TurnFinished
+from conversation import Message, ToolRequest
+
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+
+    from agent.runtime import Runtime
+    from agent.session import AgentSession
+
+RECENT_EXCHANGES = 3
+INTERRUPTED_KIND = "interrupted"
+KEYS_HELP = "/help · Esc+Enter: new line · Ctrl-C: interrupt · Ctrl-D: quit"
+
+
+class InteractiveSession:
+    def __init__(
+        self, runtime: Runtime, terminal: Terminal, *, history_file: Path | None = None
+    ) -> None:
+        self.runtime = runtime
+        self.agent = runtime.agent
+        self.terminal = terminal
+        self.renderer = Renderer(terminal, status=self.status_line)
+        self.history_file = history_file
+        self._session: AgentSession | None = None
+        self.status = StatusInfo("", "", 0, 0, 0.8)
+        self.always_allowed: set[str] = set()
+        """Tools the user allowed for the rest of this session (`a` at the approval prompt)."""
+        self.agent.approver = self.approve
+        self._prompt: PromptSession[str] | None = None
+        self._running: asyncio.Future[Any] | None = None
+        """The turn or compaction that Ctrl-C would cancel."""
+        self._sigint_guard = False
+
+    @property
+    def session(self) -> AgentSession:
+        assert self._session is not None, "open a session first"
+        return self._session
+
+    # -- sessions -------------------------------------------------------------------------------
+
+    def start(self, *, resume_id: str | None = None, name: str = "") -> None:
+        """Open a new session, or resume `resume_id` and show its last exchanges."""
+        if resume_id is None:
+            self._session = self.agent.new_session(name)
+        else:
+            self._session = self.agent.resume_session(resume_id)
+        self.refresh_status()
+        self.banner()
+        if resume_id is not None:
+            self._note_moved_session(resume_id)
+            self.show_recent()
+
+    def _note_moved_session(self, session_id: str) -> None:
+        store = self.runtime.store
+        if store is None:
+            return
+        started_in = store.get(session_id).working_dir
+        if started_in != self.agent.working_dir:
+            self.renderer.note(
+                f"this session was started in {started_in}; tools now run in "
+                f"{self.agent.working_dir}"
+            )
+
+    def switch_to(self, session_id: str) -> None:
+        """`/resume`: continue another stored session (the current one is kept)."""
+        previous = self._session
+        self._session = self.agent.resume_session(session_id)
+        if previous is not None:
+            self._discard_if_empty(previous)
+        self.always_allowed.clear()
+        self.refresh_status()
+        self.renderer.info(f"Resumed session {session_id}.")
+        self._note_moved_session(session_id)
+        self.show_recent()
+
+    def close(self) -> None:
+        """Release the session; an untouched new session is not kept."""
+        if self._session is not None:
+            kept = self._discard_if_empty(self._session)
+            if kept and self._session.id is not None:
+                session_id = self._session.id
+                self.renderer.info(
+                    f"Session {session_id} saved. Continue it with: "
+                    f"gosling session --resume {session_id}"
+                )
+            self._session = None
+
+    def _discard_if_empty(self, session: AgentSession) -> bool:
+        store = self.runtime.store
+        if session.messages or store is None or session.id is None:
+            session.release()
+            return True
+        store.delete(session.id)
+        return False
+
+    def record_command(self, command: str, reply: str) -> None:
+        """Keep a slash command and its outcome in the history the user sees (never the
+        model's)."""
+        self.session.append(
+            Message.user(command).user_only().with_kind(COMMAND_KIND),
+            Message.assistant(reply).user_only().with_kind(COMMAND_KIND),
+        )
+
+    # -- display --------------------------------------------------------------------------------
+
+    def banner(self) -> None:
+        provider = self.agent.provider
+        where = str(self.agent.working_dir)
+        home = str(Path.home())
+        if where.startswith(home + "/"):
+            where = "~" + where[len(home) :]
+        self.renderer.line(
+            f"gosling · {provider.name}/{provider.model_config.model} · "
+            f"mode {self.agent.permissions.mode.value} · {where}",
+            "bold",
+        )
+        self.renderer.info(f"session {self.session.id or '(not stored)'} · {KEYS_HELP}")
+
+    def show_recent(self) -> None:
+        recent = recent_exchanges(self.session.messages, RECENT_EXCHANGES)
+        if not recent.entries:
+            self.renderer.info("(no messages yet)")
+            return
+        if recent.earlier_exchanges:
+            self.renderer.info(f"… {recent.earlier_exchanges} earlier exchanges")
+        for entry in recent.entries:
+            if entry.kind == "user":
+                self.renderer.user_text(entry.text)
+            elif entry.kind == "assistant":
+                self.renderer.markdown(entry.text)
+            elif entry.kind == "tool":
+                self.renderer.line(f"● {entry.text}", "dim")
+            elif entry.kind == "command":
+                self.renderer.line(f"› {entry.text}", "dim")
+            else:
+                self.renderer.info(f"  {entry.text}")
+        self.renderer.line("─" * 24 + " resumed " + "─" * 24, "dim")
+
+    def status_line(self) -> str:
+        return status_text(self.status)
+
+    def refresh_status(self) -> None:
+        """Recompute the status from the agent (after opening, `/clear`, `/model`, `/mode`)."""
+        from agent.context_report import report_for_agent
+
+        report = report_for_agent(self.agent, self.session)
+        provider = self.agent.provider
+        self.status = StatusInfo(
+            model=provider.model_config.model,
+            mode=self.agent.permissions.mode.value,
+            context_tokens=report.current_tokens,
+            context_limit=report.context_limit,
+            threshold=report.compaction.threshold,
+            auto_compact=report.compaction.automatic,
+        )
+
+    def on_event(self, event: Event) -> None:
+        self.status = self.status.after(event)
+        self.renderer.event(event)
+
+    # -- the loop -------------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        """Read and answer until /exit or Ctrl-D. Returns the exit code."""
+        from agent.cli.interactive.commands import COMMANDS, argument_choices, dispatch
+
+        _warm_up(self.agent.provider.name)
+        self._prompt = make_prompt_session(
+            self.terminal,
+            self.history_file,
+            toolbar=self.status_line,
+            commands=sorted(COMMANDS),
+            arguments=lambda command: argument_choices(self, command),
+        )
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                try:
+                    text = await self._prompt.prompt_async()
+                except KeyboardInterrupt:
+                    self.renderer.info("(Ctrl-D or /exit quits)")
+                    continue
+                except EOFError:
+                    break
+                finally:
+                    # The prompt drops its SIGINT handler on the way out; between prompts a
+                    # Ctrl-C cancels the running work, if any, and never kills the app.
+                    self._sigint_guard = _on_sigint(loop, self._interrupt)
+                text = text.strip()
+                if not text:
+                    continue
+                if text.startswith("/") and not text.startswith("//"):
+                    if not await dispatch(self, text):
+                        break
+                else:
+                    await self.send(text.removeprefix("/"))
+                self.renderer.line()
+        finally:
+            if self._sigint_guard:
+                loop.remove_signal_handler(signal.SIGINT)
+            self.close()
+        return 0
+
+    def _interrupt(self) -> None:
+        if self._running is not None:
+            self._running.cancel()
+
+    async def send(self, text: str) -> None:
+        """One turn: the user's `text` in, the reply rendered as it streams."""
+        session = self.session
+
+        stop: list[str] = []
+
+        async def consume() -> None:
+            async for event in self.agent.reply(session, text):
+                self.on_event(event)
+                if isinstance(event, TurnFinished):
+                    stop.append(event.stop_reason)
+
+        finished = await self.interruptible(consume())
+        if not finished or stop == ["cancelled"]:
+            self._close_interrupted_exchange()
+
+    def _close_interrupted_exchange(self) -> None:
+        """The agent closes a turn interrupted before the model said anything; this covers a
+        cancellation that came before the turn could even start."""
+        last = next((m for m in reversed(self.session.messages) if m.is_agent_visible), None)
+        if last is not None and last.effective_role == "user":
+            note = Message.assistant(INTERRUPTED_NOTE).agent_only().with_kind(INTERRUPTED_KIND)
+            self.session.append(note)
+
+    async def interruptible(self, work: Awaitable[Any], label: str = "thinking") -> bool:
+        """Run `work` with Ctrl-C bound to cancelling it; False when it was cancelled
+        before it could finish on its own terms."""
+        self.renderer.begin_turn(label)
+        task = asyncio.ensure_future(work)
+        self._running = task
+        if not self._sigint_guard:
+            self._sigint_guard = _on_sigint(asyncio.get_running_loop(), self._interrupt)
+        try:
+            await asyncio.wait([task])
+        except asyncio.CancelledError:
+            task.cancel()
+            await asyncio.wait([task])
+            raise
+        finally:
+            self._running = None
+            self.renderer.end_turn()
+        if task.cancelled():
+            self.renderer.line(INTERRUPTED_TEXT, "yellow")
+            return False
+        task.result()
+        return True
+
+    async def approve(self, request: ToolRequest, reason: str) -> bool:
+        """The agent's approver: ask about one call (`a` remembers the tool)."""
+        if request.name in self.always_allowed:
+            self.renderer.info(f"  ✓ {request.name} is allowed for this session")
+            return True
+        self.renderer.pause()
+        self.renderer.line(f"? {request.name} needs approval: {reason}", "yellow")
+        try:
+            answer = await ask_approval(self.terminal, "  Allow?")
+        finally:
+            self.renderer.resume()
+        if answer == "interrupt":
+            self.renderer.info("  ✗ declined")
+            raise asyncio.CancelledError
+        if answer == "always":
+            self.always_allowed.add(request.name)
+            self.renderer.info(f"  ✓ allowed; {request.name} will not ask again this session")
+            return True
+        self.renderer.info("  ✓ allowed once" if answer == "yes" else "  ✗ declined")
+        return answer == "yes"
+
+
+_SDK_MODULES = {"anthropic": "anthropic"} | dict.fromkeys(
+    (
+        "openai",
+        "openai-responses",
+        "openai-compatible",
+        "ollama",
+        "vllm",
+        "llamacpp",
+        "lmstudio",
+        "openrouter",
+    ),
+    "openai",
+)
+
+
+def _warm_up(provider_name: str) -> None:
+    """Import the provider's SDK while the user types, so the first reply starts at once."""
+    module = _SDK_MODULES.get(provider_name)
+    if module is not None:
+        threading.Thread(
+            target=importlib.import_module, args=(module,), name="sdk-warm-up", daemon=True
+        ).start()
+
+
+def _on_sigint(loop: asyncio.AbstractEventLoop, callback: Callable[[], Any]) -> bool:
+    """Bind SIGINT to `callback` while a turn runs (only possible in the main thread)."""
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.add_signal_handler(signal.SIGINT, callback)
+        return True
+    return False

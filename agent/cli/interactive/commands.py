@@ -1,0 +1,260 @@
+"""Slash commands of the interactive session.
+
+Each command is one async function `(app, argument) -> keep_going`. `/clear` and `/compact`
+are kept in the session's history as user-only messages (the command and its outcome), so a
+resumed session shows them, while the model never sees them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from agent.cli.interactive.status import compact_number
+from agent.events import CompactionFinished
+
+if TYPE_CHECKING:
+    from agent.cli.interactive.app import InteractiveSession
+
+Handler = Callable[["InteractiveSession", str], Awaitable[bool]]
+MODES = ("auto", "approve", "smart_approve", "chat")
+CLEARED_TEXT = "Conversation cleared: the model starts afresh. The history is kept."
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    usage: str
+    help: str
+    run: Handler
+
+
+async def _help(app: InteractiveSession, argument: str) -> bool:
+    width = max(len(c.usage) for c in COMMANDS.values())
+    for command in COMMANDS.values():
+        app.renderer.line(f"  {command.usage:<{width}}  {command.help}")
+    app.renderer.info("  Start a message with // to send text that begins with a slash.")
+    return True
+
+
+async def _exit(app: InteractiveSession, argument: str) -> bool:
+    return False
+
+
+async def _clear(app: InteractiveSession, argument: str) -> bool:
+    app.agent.clear(app.session)
+    app.record_command("/clear", CLEARED_TEXT)
+    app.refresh_status()
+    app.renderer.line(CLEARED_TEXT, "green")
+    return True
+
+
+async def _compact(app: InteractiveSession, argument: str) -> bool:
+    from context_mgmt import CompactionFailed
+    from providers import ProviderError
+
+    command = f"/compact {argument}".rstrip()
+    session = app.session
+    if not any(m.metadata.agent_visible for m in session.messages):
+        app.renderer.info("Nothing to compact yet.")
+        return True
+    outcome: list[str] = []
+
+    async def work() -> None:
+        try:
+            async for event in app.agent.compact(session, trigger="manual", focus=argument or None):
+                app.on_event(event)
+                if isinstance(event, CompactionFinished):
+                    outcome.append(
+                        f"Compaction complete: ~{compact_number(event.tokens_before)} → "
+                        f"~{compact_number(event.tokens_after)} tokens."
+                    )
+        except (CompactionFailed, ProviderError) as exc:
+            outcome.append(f"Compaction failed: {exc}")
+
+    finished = await app.interruptible(work(), "compacting")
+    reply = outcome[-1] if outcome else "Compaction interrupted; nothing changed."
+    if finished or outcome:
+        app.record_command(command, reply)
+    failed = reply.startswith("Compaction failed")
+    if failed:
+        app.renderer.error(reply)
+    elif finished:
+        app.renderer.line(reply, "green")
+    return True
+
+
+async def _mode(app: InteractiveSession, argument: str) -> bool:
+    if not argument:
+        current = app.agent.permissions.mode.value
+        app.renderer.line(f"mode: {current}  (choices: {', '.join(MODES)})")
+        return True
+    try:
+        app.agent.set_mode(argument)
+    except ValueError as exc:
+        app.renderer.error(str(exc))
+        return True
+    app.refresh_status()
+    app.renderer.line(f"mode: {app.agent.permissions.mode.value}", "green")
+    return True
+
+
+async def _model(app: InteractiveSession, argument: str) -> bool:
+    from agent.config import ConfigError
+    from agent.provider_choice import choose_provider
+    from providers import ProviderError
+
+    agent = app.agent
+    if not argument:
+        config = agent.provider.model_config
+        app.renderer.line(
+            f"model: {agent.provider.name}/{config.model} "
+            f"(context window {config.context_limit:,} tokens)"
+        )
+        return True
+    settings = app.runtime.settings
+    try:
+        updated = settings.model_copy(
+            update={"model": argument, "provider": settings.provider or agent.provider.name}
+        )
+        provider = choose_provider(updated)
+    except (ConfigError, ProviderError, ValueError) as exc:
+        app.renderer.error(f"cannot switch to {argument}: {exc}")
+        return True
+    await agent.switch_provider(provider)
+    app.runtime.provider, app.runtime.settings = provider, updated
+    store, session = app.runtime.store, app.session
+    if store is not None and session.id is not None:
+        store.update_session(session.id, provider=provider.name, model=provider.model_config.model)
+    app.refresh_status()
+    app.renderer.line(
+        f"model: {provider.name}/{provider.model_config.model} "
+        f"(context window {provider.model_config.context_limit:,} tokens)",
+        "green",
+    )
+    return True
+
+
+async def _context(app: InteractiveSession, argument: str) -> bool:
+    from agent.context_report import format_context_report, report_for_agent
+
+    for line in format_context_report(report_for_agent(app.agent, app.session)).splitlines():
+        app.renderer.line(line)
+    return True
+
+
+async def _hints(app: InteractiveSession, argument: str) -> bool:
+    from agent.cli.hints_cmd import format_report
+    from hints import collect_hints
+
+    agent = app.agent
+    try:
+        report = collect_hints(agent.working_dir, agent.config.context_file_names)
+    except (OSError, ValueError) as exc:
+        app.renderer.error(f"cannot read hint files: {exc}")
+        return True
+    for line in format_report(report).splitlines():
+        app.renderer.line(line)
+    loaded = agent.hint_tracker.loaded
+    if loaded:
+        app.renderer.line("subdirectory hints loaded in this session:")
+        for hint in loaded:
+            app.renderer.line(f"  {hint.path}  {hint.size_bytes:,} bytes")
+    else:
+        app.renderer.info("no subdirectory hints loaded yet (they load when a tool touches one)")
+    return True
+
+
+async def _sessions(app: InteractiveSession, argument: str) -> bool:
+    store = app.runtime.store
+    if store is None:
+        app.renderer.error("sessions are not stored")
+        return True
+    current = app.session.id
+    for record in store.list_sessions(limit=10):
+        mark = "*" if record.id == current else " "
+        updated = datetime.fromtimestamp(record.updated_at).strftime("%m-%d %H:%M")
+        name = record.name or "(unnamed)"
+        app.renderer.line(
+            f"{mark} {record.id}  {updated}  {record.message_count:>4} msgs  {name}  "
+            f"{record.working_dir}"
+        )
+    app.renderer.info("/resume ID continues one of them; * marks this session")
+    return True
+
+
+async def _resume(app: InteractiveSession, argument: str) -> bool:
+    from sessions import SessionStoreError
+
+    store = app.runtime.store
+    if store is None:
+        app.renderer.error("sessions are not stored")
+        return True
+    target = argument or _latest_other(app)
+    if target is None:
+        app.renderer.error("no other session in this directory; /sessions lists them all")
+        return True
+    if target == app.session.id:
+        app.renderer.info("That is the current session.")
+        return True
+    try:
+        app.switch_to(target)
+    except SessionStoreError as exc:
+        app.renderer.error(str(exc))
+    return True
+
+
+def _latest_other(app: InteractiveSession) -> str | None:
+    store = app.runtime.store
+    assert store is not None
+    here = app.agent.working_dir
+    for record in store.list_sessions(limit=50):
+        if record.id != app.session.id and record.working_dir == here:
+            return record.id
+    return None
+
+
+COMMANDS: dict[str, SlashCommand] = {
+    "/help": SlashCommand("/help", "this list", _help),
+    "/compact": SlashCommand(
+        "/compact [focus]", "summarize the conversation now (focus: what to keep)", _compact
+    ),
+    "/clear": SlashCommand("/clear", "start the model afresh (the history is kept)", _clear),
+    "/context": SlashCommand("/context", "where the context window goes", _context),
+    "/mode": SlashCommand("/mode [auto|approve|smart_approve|chat]", "tool permissions", _mode),
+    "/model": SlashCommand("/model [name]", "show or switch the model", _model),
+    "/hints": SlashCommand("/hints", "the hint files loaded", _hints),
+    "/sessions": SlashCommand("/sessions", "recent sessions", _sessions),
+    "/resume": SlashCommand("/resume [ID]", "continue another session", _resume),
+    "/exit": SlashCommand("/exit", "leave (also Ctrl-D)", _exit),
+}
+ALIASES = {"/quit": "/exit", "/q": "/exit", "/?": "/help"}
+
+
+def parse(text: str) -> tuple[str, str]:
+    """`"/compact keep the API"` -> `("/compact", "keep the API")`."""
+    name, _, argument = text.strip().partition(" ")
+    return ALIASES.get(name.lower(), name.lower()), argument.strip()
+
+
+async def dispatch(app: InteractiveSession, text: str) -> bool:
+    """Run one slash command; False means leave the session."""
+    name, argument = parse(text)
+    command = COMMANDS.get(name)
+    if command is None:
+        close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+        hint = f" Did you mean {close[0]}?" if close else ""
+        app.renderer.error(f"unknown command {name}.{hint} /help lists them.")
+        return True
+    return await command.run(app, argument)
+
+
+def argument_choices(app: InteractiveSession, command: str) -> Iterable[str]:
+    """Tab completions for a command's argument."""
+    if command == "/mode":
+        return MODES
+    if command == "/resume" and app.runtime.store is not None:
+        return [s.id for s in app.runtime.store.list_sessions(limit=20)]
+    return ()

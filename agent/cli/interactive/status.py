@@ -1,0 +1,65 @@
+"""The status line: model, permission mode and how full the context is.
+
+`StatusInfo` is refreshed from the reply loop's events (usage after each model call,
+compactions, `/clear`, `/model`, `/mode`); the prompt's bottom toolbar renders it with
+`status_text`, which is pure so its wording is tested directly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from agent.events import CompactionFinished, Event, UsageUpdate
+from context_mgmt import auto_compact_enabled
+
+
+@dataclass(frozen=True)
+class StatusInfo:
+    model: str
+    mode: str
+    context_tokens: int
+    context_limit: int
+    threshold: float
+    auto_compact: bool = True
+    """False when nothing compacts at the threshold (strategy `mask`, a provider that manages
+    its own context, or the threshold switched off)."""
+
+    def after(self, event: Event) -> StatusInfo:
+        """The status once `event` has happened."""
+        if isinstance(event, UsageUpdate):
+            return replace(
+                self, context_tokens=event.context_tokens, context_limit=event.context_limit
+            )
+        if isinstance(event, CompactionFinished):
+            return replace(self, context_tokens=event.tokens_after)
+        return self
+
+
+def compact_number(n: int) -> str:
+    """12 -> "12", 12_345 -> "12.3k", 1_200_000 -> "1.2M"."""
+    if abs(n) < 1000:
+        return str(n)
+    if abs(n) < 1_000_000:
+        return f"{n / 1000:.1f}".removesuffix(".0") + "k"
+    return f"{n / 1_000_000:.1f}".removesuffix(".0") + "M"
+
+
+def status_text(info: StatusInfo) -> str:
+    """`model · mode · 12.3k/200k tokens (6%) · compacts in 147.7k`."""
+    parts = [info.model, info.mode]
+    limit = info.context_limit
+    used = compact_number(info.context_tokens)
+    if limit > 0:
+        percent = round(100 * info.context_tokens / limit)
+        parts.append(f"{used}/{compact_number(limit)} tokens ({percent}%)")
+    else:
+        parts.append(f"{used} tokens")
+    if info.auto_compact and auto_compact_enabled(info.threshold) and limit > 0:
+        left = math.floor(limit * info.threshold) - info.context_tokens
+        parts.append(
+            f"compacts in {compact_number(left)}" if left > 0 else "compacts on the next call"
+        )
+    else:
+        parts.append("auto-compact off")
+    return " · ".join(parts)

@@ -1,0 +1,167 @@
+"""`gosling session`: chat with the agent interactively (also plain `gosling` on a terminal).
+
+Exit codes: 0 when the user leaves, 1 when the provider or the session store cannot be set
+up, 2 for usage errors (bad flags or config, no terminal), 130 for Ctrl-C during start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from agent.cli.interactive.terminal import Terminal
+    from providers import Provider
+    from sessions import SqliteSessionStore
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    flags: dict[str, Any] = field(default_factory=dict)
+    """Settings given as flags (provider, model, base_url, context_limit, mode)."""
+    resume: str | None = None
+    """None: a new session; "": the latest session of the working dir; else that id."""
+    name: str = ""
+    extensions: tuple[str, ...] = ()
+    working_dir: Path | None = None
+
+
+@click.command("session")
+@click.option(
+    "--resume",
+    "resume",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[ID]",
+    help="Continue a stored session (the latest one in this directory without ID).",
+)
+@click.option("-n", "--name", default="", help="Name of the new session.")
+@click.option("--provider", help="Provider name (anthropic, openai, ollama, ...).")
+@click.option("--model", help="Model name.")
+@click.option("--base-url", help="Base URL of the provider's API (proxies, local servers).")
+@click.option("--context-limit", type=click.IntRange(min=1), help="Context window in tokens.")
+@click.option(
+    "--mode",
+    type=click.Choice(["auto", "approve", "smart_approve", "chat"]),
+    help="Tool permission mode (approve and smart_approve ask before running tools).",
+)
+@click.option(
+    "--with-extension",
+    "extensions",
+    multiple=True,
+    metavar="SPEC",
+    help="Add an MCP server: 'name:ENV=v command args' or a URL. Repeatable.",
+)
+@click.option("--working-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+def session_command(
+    resume: str | None,
+    name: str,
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    context_limit: int | None,
+    mode: str | None,
+    extensions: tuple[str, ...],
+    working_dir: Path | None,
+) -> None:
+    """Chat with the agent interactively."""
+    if resume is not None and name:
+        raise click.UsageError("--name names a new session; drop it when resuming")
+    if not sys.stdin.isatty():
+        raise click.UsageError(
+            "gosling session needs a terminal; for scripts use `gosling run -t TEXT` "
+            "(or pipe the prompt into it)"
+        )
+    options = SessionOptions(
+        flags={
+            "provider": provider,
+            "model": model,
+            "base_url": base_url,
+            "context_limit": context_limit,
+            "mode": mode,
+        },
+        resume=resume,
+        name=name,
+        extensions=extensions,
+        working_dir=working_dir,
+    )
+    try:
+        code = asyncio.run(run_session(options))
+    except KeyboardInterrupt:  # Ctrl-C before the session could take it over
+        code = EXIT_INTERRUPTED
+    sys.exit(code)
+
+
+def resume_target(store: SqliteSessionStore, working_dir: Path, requested: str) -> str:
+    """The id to resume: `requested`, or the latest session of `working_dir` when empty."""
+    if requested:
+        return requested
+    for record in store.list_sessions():
+        if record.working_dir == working_dir:
+            return record.id
+    raise LookupError(
+        f"no session to resume in {working_dir}; `gosling sessions list` shows them all, "
+        "and `gosling session --resume ID` continues one"
+    )
+
+
+async def run_session(
+    options: SessionOptions,
+    terminal: Terminal | None = None,
+    *,
+    provider: Provider | None = None,
+    history_file: Path | None = None,
+) -> int:
+    """Build the runtime, open the session and run the loop until the user leaves."""
+    from agent.cli.interactive.app import InteractiveSession
+    from agent.cli.interactive.render import Renderer
+    from agent.cli.interactive.terminal import Terminal
+    from agent.config import ConfigError
+    from agent.runtime import build_runtime
+    from prompts.locations import user_dirs
+    from providers import ProviderError
+    from sessions import SessionStoreError
+
+    terminal = terminal or Terminal.from_environment()
+    early = Renderer(terminal)
+    try:
+        runtime = await build_runtime(
+            flags=options.flags,
+            working_dir=options.working_dir,
+            with_extensions=options.extensions,
+            on_extension_event=lambda e: early.info(f"extension {e.extension}: {e.message}"),
+            provider=provider,
+        )
+    except (ConfigError, ValueError) as exc:
+        early.error(str(exc))
+        return EXIT_USAGE
+    except (ProviderError, SessionStoreError) as exc:
+        early.error(str(exc))
+        return EXIT_ERROR
+    try:
+        app = InteractiveSession(
+            runtime, terminal, history_file=history_file or user_dirs().state / "history"
+        )
+        try:
+            resume_id = None
+            if options.resume is not None:
+                assert runtime.store is not None
+                resume_id = resume_target(runtime.store, runtime.agent.working_dir, options.resume)
+            app.start(resume_id=resume_id, name=options.name)
+        except (LookupError, SessionStoreError) as exc:
+            early.error(str(exc))
+            return EXIT_ERROR
+        return await app.run()
+    finally:
+        await runtime.aclose()

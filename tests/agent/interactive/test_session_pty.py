@@ -1,0 +1,95 @@
+"""`gosling` on a real (pseudo-)terminal: styled output, Ctrl-C as a signal, exit codes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conversation import Message, fix_conversation
+from sessions import SqliteSessionStore
+from tests.agent.interactive.pty_session import PtySession, gosling_env
+from tests.fakes import FakeLLMServer, Turn
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    work = tmp_path / "repo"
+    (work / ".git").mkdir(parents=True)
+    return work
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as fake:
+        yield fake
+
+
+def test_plain_gosling_on_a_terminal_chats_and_ctrl_c_stops_only_the_turn(
+    repo: Path, server: FakeLLMServer
+) -> None:
+    server.add(Turn(text="Hello from the **fake** model."))
+    term = PtySession([], repo, gosling_env(server))
+    try:
+        term.expect("Ctrl-D: quit")
+        term.send("hello\r")
+        term.expect("Hello from the fake model.")  # markdown rendered, not echoed
+        assert "\x1b[1m" in term.raw.decode()  # bold: styled output on a terminal
+
+        server.add(Turn(text="This reply is still on its way.", delay=30))
+        term.send("tell me a story\r")
+        server.wait_for_requests(2)
+        term.send("\x03")
+        term.expect("Interrupted")
+        term.send("/exit\r")
+        term.expect("saved")
+        assert term.wait() == 0
+    finally:
+        term.close()
+
+    store = SqliteSessionStore.open_default(Path(os.environ["GOSLING_HOME"]) / "data")
+    try:
+        (record,) = store.list_sessions()
+        messages = store.load_messages(record.id)
+    finally:
+        store.close()
+    assert [m.text for m in messages if m.metadata.user_visible] == [
+        "hello",
+        "Hello from the **fake** model.",
+        "tell me a story",
+    ]
+    _, issues = fix_conversation([*messages, Message.user("go on")])
+    assert issues == []
+
+
+def test_without_a_terminal_gosling_prints_help_and_session_refuses(repo: Path) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "agent.cli", *args],
+            cwd=repo,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    bare = run()
+    assert bare.returncode == 0 and "session" in bare.stdout and "Usage:" in bare.stdout
+    session = run("session")
+    assert session.returncode == 2 and "needs a terminal" in session.stderr
+
+
+def test_resume_takes_an_optional_id() -> None:
+    from click.testing import CliRunner
+
+    from agent.cli.session_cmd import session_command
+
+    runner = CliRunner()
+    bare = runner.invoke(session_command, ["--resume", "--name", "x"])
+    assert bare.exit_code == 2 and "drop it when resuming" in bare.output  # --resume took no id
+    with_id = runner.invoke(session_command, ["--resume", "20260101_1"])
+    assert with_id.exit_code == 2 and "needs a terminal" in with_id.output
