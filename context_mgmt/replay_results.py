@@ -73,7 +73,7 @@ class ReplayCall:
     messages: int
     """Messages in the view."""
     masked_tokens: int
-    """Tokens the placeholders saved in this request."""
+    """Tokens masking saved in this request (placeholders and cut arguments)."""
     events: tuple[CallEvent, ...] = ()
     """What the policy did right before this call."""
     overflow: bool = False

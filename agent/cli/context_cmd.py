@@ -237,7 +237,8 @@ def render_tables(replays: Sequence[TranscriptReplay], *, per_call: bool) -> Non
         console.print(table)
         console.print(
             "sent: tokens of all model calls; compact: compactions; pairs: tool calls "
-            "summarized; masked: tokens the placeholders saved; overflow: calls over the "
+            "summarized; masked: tokens masking saved (placeholders and cut arguments); "
+            "overflow: calls over the "
             "window; summarizer: input tokens of summary calls",
             style="dim",
         )
