@@ -14,6 +14,8 @@ from typing import Any
 
 import click
 
+from agent.cli.options import MODES, model_options
+
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -47,13 +49,9 @@ def _read_prompt(text: str | None, input_file: str | None) -> str:
 @click.command("run")
 @click.option("-t", "--text", help="The prompt.")
 @click.option("-i", "--input", "input_file", help="Read the prompt from FILE ('-' for stdin).")
-@click.option("--provider", help="Provider name (anthropic, openai, ollama, ...).")
-@click.option("--model", help="Model name.")
-@click.option("--base-url", help="Base URL of the provider's API (proxies, local servers).")
-@click.option("--context-limit", type=click.IntRange(min=1), help="Context window in tokens.")
 @click.option(
     "--mode",
-    type=click.Choice(["auto", "approve", "smart_approve", "chat"]),
+    type=click.Choice(MODES),
     help="Tool permission mode; 'ask' decisions become refusals in a headless run.",
 )
 @click.option("--max-turns", type=click.IntRange(min=1), help="Model calls allowed (default 1000).")
@@ -61,20 +59,13 @@ def _read_prompt(text: str | None, input_file: str | None) -> str:
 @click.option("--name", default="", help="Name of the new session.")
 @click.option("--no-session", is_flag=True, help="Do not store the session.")
 @click.option(
-    "--with-extension",
-    "extensions",
-    multiple=True,
-    metavar="SPEC",
-    help="Add an MCP server: 'name:ENV=v command args' or a URL. Repeatable.",
-)
-@click.option(
     "--output-format",
     type=click.Choice(["text", "json", "stream-json"]),
     default="text",
     show_default=True,
 )
 @click.option("-q", "--quiet", is_flag=True, help="Text mode: print only the answer.")
-@click.option("--working-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@model_options
 def run_command(
     text: str | None,
     input_file: str | None,

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from agent.cli.options import MODES, model_options
+
 if TYPE_CHECKING:
     from agent.cli.interactive.terminal import Terminal
     from providers import Provider
@@ -47,23 +49,12 @@ class SessionOptions:
     help="Continue a stored session (the latest one in this directory without ID).",
 )
 @click.option("-n", "--name", default="", help="Name of the new session.")
-@click.option("--provider", help="Provider name (anthropic, openai, ollama, ...).")
-@click.option("--model", help="Model name.")
-@click.option("--base-url", help="Base URL of the provider's API (proxies, local servers).")
-@click.option("--context-limit", type=click.IntRange(min=1), help="Context window in tokens.")
 @click.option(
     "--mode",
-    type=click.Choice(["auto", "approve", "smart_approve", "chat"]),
+    type=click.Choice(MODES),
     help="Tool permission mode (approve and smart_approve ask before running tools).",
 )
-@click.option(
-    "--with-extension",
-    "extensions",
-    multiple=True,
-    metavar="SPEC",
-    help="Add an MCP server: 'name:ENV=v command args' or a URL. Repeatable.",
-)
-@click.option("--working-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@model_options
 def session_command(
     resume: str | None,
     name: str,
