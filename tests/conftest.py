@@ -33,6 +33,22 @@ def _guarded_connect(self: socket.socket, address: Any) -> None:
     _real_connect(self, address)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _session_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A private GOSLING_HOME for fixtures wider than one test (they run before the
+    per-test one below), so nothing ever reaches the real home directory."""
+    import os
+
+    home = tmp_path_factory.mktemp("gosling_session_home")
+    previous = os.environ.get("GOSLING_HOME")
+    os.environ["GOSLING_HOME"] = str(home)
+    yield home
+    if previous is None:
+        os.environ.pop("GOSLING_HOME", None)
+    else:
+        os.environ["GOSLING_HOME"] = previous
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import marshal
 import os
 from pathlib import Path
 
@@ -135,3 +136,22 @@ def test_message_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     total = counter.count_messages(msgs)
     assert len(counter._messages) <= 10
     assert counter.count_messages(msgs) == total
+
+
+def test_parsed_ranks_are_cached_and_a_broken_cache_is_rebuilt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = tokens._cache_path()
+    assert not path.exists()
+    first = tokens._load_ranks()
+    assert path.exists() and len(first) == tokens.O200K_RANK_COUNT
+
+    def no_parse() -> dict[bytes, int]:
+        raise AssertionError("the cache should have been used")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(tokens, "_parse_ranks", no_parse)
+        assert tokens._load_ranks() == first
+    path.write_bytes(b"\x00garbage")
+    assert tokens._load_ranks() == first
+    assert len(marshal.loads(path.read_bytes())) == tokens.O200K_RANK_COUNT

@@ -99,11 +99,12 @@ def test_naive_event_times_are_read_as_utc_whatever_the_local_zone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     expected = int(datetime(2025, 4, 30, 16, 0, 1, tzinfo=UTC).timestamp())
-    monkeypatch.setenv("TZ", "Asia/Tokyo")
-    time.tzset()
-    try:
-        first = _runs()[0]
-    finally:
-        monkeypatch.undo()
+    with monkeypatch.context() as patched:
+        patched.setenv("TZ", "Asia/Tokyo")
         time.tzset()
+        try:
+            first = _runs()[0]
+        finally:
+            patched.undo()
+    time.tzset()
     assert first.messages[0].created == expected
