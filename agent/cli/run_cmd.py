@@ -87,6 +87,9 @@ def run_command(
     if resume_id and no_session:
         raise click.UsageError("--resume needs a stored session; drop --no-session")
     prompt = _read_prompt(text, input_file)
+    from agent.cli.logs import setup_logging
+
+    setup_logging(warnings_to_stderr=not quiet)
     flags = {
         "provider": provider,
         "model": model,

@@ -87,6 +87,9 @@ def session_command(
         extensions=extensions,
         working_dir=working_dir,
     )
+    from agent.cli.logs import setup_logging
+
+    setup_logging(warnings_to_stderr=False)
     try:
         code = asyncio.run(run_session(options))
     except KeyboardInterrupt:  # Ctrl-C before the session could take it over

@@ -1,0 +1,41 @@
+"""Where log records go: always to `<state dir>/logs/gosling.log`; warnings also to stderr
+in headless runs (the interactive session keeps the terminal for itself)."""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+
+LOG_FILE_BYTES = 1_000_000
+LOG_FILE_COUNT = 3
+
+
+def setup_logging(*, warnings_to_stderr: bool) -> None:
+    from prompts.locations import user_dirs
+
+    root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    for handler in list(root.handlers):
+        if getattr(handler, "_gosling", False):
+            root.removeHandler(handler)
+    directory = user_dirs().state / "logs"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        to_file: logging.Handler = logging.handlers.RotatingFileHandler(
+            directory / "gosling.log",
+            maxBytes=LOG_FILE_BYTES,
+            backupCount=LOG_FILE_COUNT,
+            encoding="utf-8",
+        )
+    except OSError:
+        to_file = logging.NullHandler()
+    to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handlers = [to_file]
+    if warnings_to_stderr:
+        to_stderr = logging.StreamHandler()
+        to_stderr.setLevel(logging.WARNING)
+        to_stderr.setFormatter(logging.Formatter("warning: %(message)s"))
+        handlers.append(to_stderr)
+    for handler in handlers:
+        handler._gosling = True  # type: ignore[attr-defined]
+        root.addHandler(handler)
