@@ -6,8 +6,10 @@ payload. Readers must ignore unknown types and fields, so new events can be adde
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel
 
 from conversation import Message
 from providers import Usage
@@ -25,9 +27,13 @@ class Event:
     type: ClassVar[str] = "event"
 
     def to_json(self) -> dict[str, Any]:
+        """The stream-json line: version, type, then the fields (models as JSON data)."""
         payload: dict[str, Any] = {"v": STREAM_JSON_VERSION, "type": self.type}
-        for key, value in asdict(self).items():
-            payload[key] = value
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            payload[spec.name] = (
+                value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+            )
         return payload
 
 
@@ -49,13 +55,6 @@ class MessageAdded(Event):
 
     type: ClassVar[str] = "message"
     message: Message
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "v": STREAM_JSON_VERSION,
-            "type": self.type,
-            "message": self.message.model_dump(mode="json"),
-        }
 
 
 @dataclass(frozen=True)
@@ -125,15 +124,6 @@ class UsageUpdate(Event):
     context_tokens: int
     context_limit: int
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "v": STREAM_JSON_VERSION,
-            "type": self.type,
-            "usage": self.usage.model_dump(mode="json"),
-            "context_tokens": self.context_tokens,
-            "context_limit": self.context_limit,
-        }
-
 
 @dataclass(frozen=True)
 class Notice(Event):
@@ -160,15 +150,3 @@ class TurnFinished(Event):
     permission_denied: bool = False
     """A tool call was refused because nobody could approve it (headless runs)."""
     error: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "v": STREAM_JSON_VERSION,
-            "type": self.type,
-            "stop_reason": self.stop_reason,
-            "turns": self.turns,
-            "final_text": self.final_text,
-            "usage": self.usage.model_dump(mode="json"),
-            "permission_denied": self.permission_denied,
-            "error": self.error,
-        }

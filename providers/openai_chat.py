@@ -13,7 +13,6 @@ import json
 import uuid
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 from conversation import (
@@ -39,7 +38,7 @@ from providers.base import (
     UsageReported,
 )
 from providers.errors import ServerError
-from providers.sdk_provider import SdkProvider, as_dict, parse_tool_arguments
+from providers.sdk_provider import OpenAISdkProvider, as_dict, parse_tool_arguments
 
 if TYPE_CHECKING:
     from providers.retry import RetryPolicy
@@ -162,7 +161,7 @@ class ToolCallAccumulator:
         return events, requests
 
 
-class OpenAIChatProvider(SdkProvider):
+class OpenAIChatProvider(OpenAISdkProvider):
     """Any model behind a Chat Completions endpoint."""
 
     def __init__(
@@ -189,22 +188,6 @@ class OpenAIChatProvider(SdkProvider):
             auth_hint=auth_hint,
             default_headers=default_headers,
             extra_overflow_patterns=self.quirks.overflow_patterns,
-        )
-
-    def _sdk(self) -> ModuleType:
-        import openai
-
-        return openai
-
-    def _build_client(self) -> Any:
-        import openai
-
-        return openai.AsyncOpenAI(
-            api_key=self.api_key,
-            base_url=self.base_url,
-            max_retries=0,
-            timeout=self.httpx_timeout(),
-            default_headers=self.default_headers or None,
         )
 
     def request_params(

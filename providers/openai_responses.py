@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from conversation import (
@@ -39,7 +38,7 @@ from providers.error_mapping import classify_error
 from providers.errors import ProviderError, ServerError
 from providers.sdk_provider import (
     OPENAI_REASONING_PREFIX,
-    SdkProvider,
+    OpenAISdkProvider,
     as_dict,
     parse_tool_arguments,
 )
@@ -50,7 +49,7 @@ if TYPE_CHECKING:
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
-class OpenAIResponsesProvider(SdkProvider):
+class OpenAIResponsesProvider(OpenAISdkProvider):
     """OpenAI models through the Responses API."""
 
     def __init__(
@@ -80,22 +79,6 @@ class OpenAIResponsesProvider(SdkProvider):
         self.reasoning_effort = reasoning_effort
         """"low" / "medium" / "high" for reasoning models; None leaves the model default."""
         self.include_encrypted_reasoning = include_encrypted_reasoning
-
-    def _sdk(self) -> ModuleType:
-        import openai
-
-        return openai
-
-    def _build_client(self) -> Any:
-        import openai
-
-        return openai.AsyncOpenAI(
-            api_key=self.api_key,
-            base_url=self.base_url,
-            max_retries=0,
-            timeout=self.httpx_timeout(),
-            default_headers=self.default_headers or None,
-        )
 
     def request_params(
         self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], model: str

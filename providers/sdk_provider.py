@@ -220,3 +220,23 @@ class SdkProvider(Provider):
         if error is None or error is exc:
             raise exc
         raise error from exc
+
+
+class OpenAISdkProvider(SdkProvider):
+    """An adapter on the `openai` SDK (Chat Completions, Responses, compatible servers)."""
+
+    def _sdk(self) -> ModuleType:
+        import openai
+
+        return openai
+
+    def _build_client(self) -> Any:
+        import openai
+
+        return openai.AsyncOpenAI(
+            api_key=self.api_key,
+            base_url=self.base_url,
+            max_retries=0,
+            timeout=self.httpx_timeout(),
+            default_headers=self.default_headers or None,
+        )
