@@ -11,7 +11,7 @@ Wire mapping, both ways, happens only here:
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -43,7 +43,6 @@ from providers.registry import lookup_model
 from providers.sdk_provider import (
     OPENAI_REASONING_PREFIX,
     SdkProvider,
-    as_dict,
     parse_tool_arguments,
 )
 
@@ -134,27 +133,14 @@ class AnthropicProvider(SdkProvider):
             params["temperature"] = self.model_config.temperature
         return params
 
-    async def _stream_attempt(
-        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], model: str
-    ) -> AsyncGenerator[StreamEvent, None]:
-        params = self.request_params(system, messages, tools, model)
-        stream = await self.client().messages.create(
-            **params, stream=True, timeout=self.httpx_timeout()
-        )
-        assembler = StreamAssembler(self.name)
-        async with stream:
-            async for raw in stream:
-                for event in assembler.feed(as_dict(raw)):
-                    yield event
-        for event in assembler.finish():
-            yield event
+    def _endpoint(self) -> Any:
+        return self.client().messages
 
-    async def _complete_attempt(
-        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], model: str
-    ) -> Completed:
-        params = self.request_params(system, messages, tools, model)
-        reply = await self.client().messages.create(**params, timeout=self.httpx_timeout())
-        return completed_from_message(as_dict(reply))
+    def _assembler(self) -> StreamAssembler:
+        return StreamAssembler(self.name)
+
+    def _completed(self, reply: dict[str, Any]) -> Completed:
+        return completed_from_message(reply)
 
 
 # -- conversation -> wire ---------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -38,7 +38,7 @@ from providers.base import (
     UsageReported,
 )
 from providers.errors import ServerError
-from providers.sdk_provider import OpenAISdkProvider, as_dict, parse_tool_arguments
+from providers.sdk_provider import OpenAISdkProvider, parse_tool_arguments
 
 if TYPE_CHECKING:
     from providers.retry import RetryPolicy
@@ -216,29 +216,19 @@ class OpenAIChatProvider(OpenAISdkProvider):
             params["temperature"] = self.model_config.temperature
         return params
 
-    async def _stream_attempt(
-        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], model: str
-    ) -> AsyncGenerator[StreamEvent, None]:
-        params = self.request_params(system, messages, tools, model)
+    def _stream_params(self, params: dict[str, Any]) -> dict[str, Any]:
         if self.quirks.stream_usage:
-            params["stream_options"] = {"include_usage": True}
-        stream = await self.client().chat.completions.create(
-            **params, stream=True, timeout=self.httpx_timeout()
-        )
-        assembler = ChatStreamAssembler(self.name, self.quirks)
-        async with stream:
-            async for chunk in stream:
-                for event in assembler.feed(as_dict(chunk)):
-                    yield event
-        for event in assembler.finish():
-            yield event
+            return {**params, "stream_options": {"include_usage": True}}
+        return params
 
-    async def _complete_attempt(
-        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], model: str
-    ) -> Completed:
-        params = self.request_params(system, messages, tools, model)
-        reply = await self.client().chat.completions.create(**params, timeout=self.httpx_timeout())
-        return completed_from_completion(as_dict(reply), self.quirks)
+    def _endpoint(self) -> Any:
+        return self.client().chat.completions
+
+    def _assembler(self) -> ChatStreamAssembler:
+        return ChatStreamAssembler(self.name, self.quirks)
+
+    def _completed(self, reply: dict[str, Any]) -> Completed:
+        return completed_from_completion(reply, self.quirks)
 
 
 # -- conversation -> wire ---------------------------------------------------------------------

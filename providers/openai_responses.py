@@ -9,7 +9,7 @@ item is kept as `ThinkingContent` whose signature holds the item's id and encryp
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from conversation import (
@@ -39,7 +39,6 @@ from providers.errors import ProviderError, ServerError
 from providers.sdk_provider import (
     OPENAI_REASONING_PREFIX,
     OpenAISdkProvider,
-    as_dict,
     parse_tool_arguments,
 )
 
@@ -107,27 +106,14 @@ class OpenAIResponsesProvider(OpenAISdkProvider):
             params["temperature"] = self.model_config.temperature
         return params
 
-    async def _stream_attempt(
-        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], model: str
-    ) -> AsyncGenerator[StreamEvent, None]:
-        params = self.request_params(system, messages, tools, model)
-        stream = await self.client().responses.create(
-            **params, stream=True, timeout=self.httpx_timeout()
-        )
-        assembler = ResponsesStreamAssembler(self.name)
-        async with stream:
-            async for raw in stream:
-                for event in assembler.feed(as_dict(raw)):
-                    yield event
-        for event in assembler.finish():
-            yield event
+    def _endpoint(self) -> Any:
+        return self.client().responses
 
-    async def _complete_attempt(
-        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], model: str
-    ) -> Completed:
-        params = self.request_params(system, messages, tools, model)
-        reply = await self.client().responses.create(**params, timeout=self.httpx_timeout())
-        return completed_from_response(as_dict(reply), self.name)
+    def _assembler(self) -> ResponsesStreamAssembler:
+        return ResponsesStreamAssembler(self.name)
+
+    def _completed(self, reply: dict[str, Any]) -> Completed:
+        return completed_from_response(reply, self.name)
 
 
 # -- conversation -> wire ---------------------------------------------------------------------

@@ -15,7 +15,7 @@ import os
 from abc import abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
 from types import ModuleType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 from urllib.parse import urlsplit
 
 from conversation import Message
@@ -79,6 +79,14 @@ def as_dict(value: Any) -> dict[str, Any]:
     raise TypeError(f"cannot read {type(value).__name__} as a dict")
 
 
+class StreamAssembler(Protocol):
+    """Builds gosling's stream events from one API's raw stream events."""
+
+    def feed(self, event: Mapping[str, Any], /) -> list[StreamEvent]: ...
+
+    def finish(self) -> list[StreamEvent]: ...
+
+
 class SdkProvider(Provider):
     """Base of the adapters that speak to a server through an official SDK."""
 
@@ -123,16 +131,48 @@ class SdkProvider(Provider):
         """A new async SDK client with `max_retries=0`."""
 
     @abstractmethod
-    def _stream_attempt(
+    def request_params(
+        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], model: str
+    ) -> dict[str, Any]:
+        """The keyword arguments of the SDK's `create` for this conversation."""
+
+    @abstractmethod
+    def _endpoint(self) -> Any:
+        """The SDK resource whose `create` sends the request (`client().messages`, ...)."""
+
+    @abstractmethod
+    def _assembler(self) -> StreamAssembler:
+        """A fresh assembler that turns raw stream events into gosling's events."""
+
+    @abstractmethod
+    def _completed(self, reply: dict[str, Any]) -> Completed:
+        """The `Completed` event of a non-streamed reply."""
+
+    def _stream_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Extra keyword arguments for streamed requests only (none by default)."""
+        return params
+
+    async def _stream_attempt(
         self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], model: str
     ) -> AsyncGenerator[StreamEvent, None]:
         """One streamed request, ending with `Completed`."""
+        params = self._stream_params(self.request_params(system, messages, tools, model))
+        stream = await self._endpoint().create(**params, stream=True, timeout=self.httpx_timeout())
+        assembler = self._assembler()
+        async with stream:
+            async for raw in stream:
+                for event in assembler.feed(as_dict(raw)):
+                    yield event
+        for event in assembler.finish():
+            yield event
 
-    @abstractmethod
     async def _complete_attempt(
         self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], model: str
     ) -> Completed:
         """One non-streamed request."""
+        params = self.request_params(system, messages, tools, model)
+        reply = await self._endpoint().create(**params, timeout=self.httpx_timeout())
+        return self._completed(as_dict(reply))
 
     def model_for(self, fast: bool) -> str:
         if fast and self.model_config.fast_model:
