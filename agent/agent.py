@@ -53,7 +53,7 @@ from providers import (
 )
 from providers import TextDelta as ModelTextDelta
 from providers import ThinkingDelta as ModelThinkingDelta
-from sessions.records import UsageKind
+from sessions.records import UsageKind, UsageRecord
 from sessions.store import SessionStore
 
 INTERRUPTED_NOTE = "(The user interrupted this turn before I replied.)"
@@ -262,8 +262,8 @@ class Agent:
         turn.reply = reply
         turn.usage = turn.usage + usage
         context = (usage.input_tokens or 0) + (usage.output_tokens or 0) or None
-        session.append(reply)
-        session.record_usage(usage, self.provider.model_config.model, UsageKind.NORMAL, context)
+        record = UsageRecord(usage, self.provider.model_config.model, UsageKind.NORMAL)
+        session.commit(append=[reply], usage=[record], context_tokens=context)
         self.budget.record_usage(usage, [*view, reply])
         yield MessageAdded(reply)
         if usage.stop_reason in TRUNCATED_STOP_REASONS:
@@ -324,9 +324,11 @@ class Agent:
 
     async def switch_provider(self, provider: Provider) -> None:
         """Talk to another model from the next call on (`/model`)."""
+        presenter = self.policy.present  # sessions already hold it
         await self.policy.close()
         self.provider = provider
         self.policy = ContextPolicy(provider, self.config, self.counter)
+        self.policy.present = presenter
         self.budget = ContextBudget.for_provider(provider, self.config.auto_compact_threshold)
 
     def set_mode(self, mode: str) -> None:
@@ -339,7 +341,7 @@ class Agent:
             m.id: m.metadata.with_agent_invisible() for m in session.messages if m.is_agent_visible
         }
         session.commit(metadata=flips, context_tokens=0)
-        self.budget = ContextBudget.for_provider(self.provider, self.config.auto_compact_threshold)
+        self._reset_session_state()
 
     # -- compaction -----------------------------------------------------------------------------
 
@@ -351,26 +353,26 @@ class Agent:
         focus: str | None = None,
     ) -> AsyncIterator[Event]:
         """Compact the session now (threshold, overflow or `/compact`)."""
-        kind = trigger
-        before = self.budget.check(session.view.request_messages(session.messages)).tokens
-        yield CompactionStarted(kind, before)
+        before = self.budget.measure(session.view.request_messages(session.messages))[0]
+        yield CompactionStarted(trigger, before)
         result = await compact_messages(
             self.provider,
             session.messages,
-            manual=kind == "manual",
+            manual=trigger == "manual",
             focus=focus,
             counter=self.counter,
         )
-        flips = {m.id: m.metadata for m in result.messages if m.id in set(result.hidden_ids)}
+        hidden = set(result.hidden_ids)
+        flips = {m.id: m.metadata for m in result.messages if m.id in hidden}
         retained = result.retained_tokens + self.budget.overhead_tokens
-        session.commit(append=result.appended, metadata=flips, context_tokens=retained)
-        session.record_usage(
-            result.usage, self.provider.model_config.model, UsageKind.COMPACTION, None
+        usage = UsageRecord(result.usage, self.provider.model_config.model, UsageKind.COMPACTION)
+        session.commit(
+            append=result.appended, metadata=flips, usage=[usage], context_tokens=retained
         )
         notice = self.budget.compacted(result)
         for message in result.appended:
             yield MessageAdded(message)
-        yield CompactionFinished(kind, before, retained, result.summary.structured is not None)
+        yield CompactionFinished(trigger, before, retained, result.summary.structured is not None)
         if notice:
             yield Notice(notice)
 

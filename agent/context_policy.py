@@ -20,7 +20,7 @@ from context_mgmt.strategy import context_plan
 from context_mgmt.tokens import TokenCounter
 from context_mgmt.trimming import ContextTrimmer
 from providers import Provider
-from sessions.records import UsageKind
+from sessions.records import UsageKind, UsageRecord
 
 
 class ContextPolicy:
@@ -44,14 +44,14 @@ class ContextPolicy:
 
     async def before_call(self, session: AgentSession, protect_last_n: int) -> AsyncIterator[Event]:
         changes = self.trimmer.step(session.messages, session.visible_tool_calls, protect_last_n)
-        if changes.changed:
-            session.flip(changes.flips, changes.appended)
+        model = self.provider.model_config.model
+        usage = [UsageRecord(u, model, UsageKind.SUMMARY) for u in changes.usage]
+        if changes.changed or usage:
+            session.commit(metadata=changes.flips, append=changes.appended, usage=usage)
         if changes.masked_tool_ids:
             yield ContextTrimmed("mask", list(changes.masked_tool_ids))
         if changes.summarized_tool_ids:
             yield ContextTrimmed("summarize", list(changes.summarized_tool_ids))
-        for usage in changes.usage:
-            session.record_usage(usage, self.provider.model_config.model, UsageKind.SUMMARY, None)
 
     async def settle(self, session: AgentSession, *, cancelled: bool) -> None:
         """End of a turn: a cancelled turn drops its pending summaries; otherwise they keep

@@ -15,8 +15,7 @@ from typing import Any
 from agent.context_view import ContextView, Presenter
 from context_mgmt.tokens import TokenCounter
 from conversation import Message, MessageMetadata
-from providers import Usage
-from sessions.records import SessionChanges, UsageKind, UsageRecord
+from sessions.records import SessionChanges, UsageRecord
 from sessions.store import SessionStore
 
 
@@ -91,16 +90,6 @@ class AgentSession:
 
     def append(self, *messages: Message) -> None:
         self.commit(append=messages)
-
-    def flip(self, updates: Mapping[str, MessageMetadata], append: Sequence[Message] = ()) -> None:
-        self.commit(append=append, metadata=updates)
-
-    def record_usage(
-        self, usage: Usage, model: str, kind: UsageKind, context_tokens: int | None
-    ) -> None:
-        self.commit(
-            usage=[UsageRecord(usage=usage, model=model, kind=kind)], context_tokens=context_tokens
-        )
 
     def set_extension_data(self, key: str, value: Any) -> None:
         if value is None:
