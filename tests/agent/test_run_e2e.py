@@ -294,3 +294,19 @@ def test_no_provider_lists_the_three_ways(repo: Path) -> None:
     assert result.returncode == 1
     for hint in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "Ollama"):
         assert hint in result.stderr
+
+
+def test_with_extension_starts_a_real_mcp_server_for_the_run(
+    repo: Path, server: FakeLLMServer
+) -> None:
+    server.add(
+        tool("time__get_current_time", timezone="Europe/Paris"),
+        Turn(text="It is late in Paris."),
+    )
+    spec = f"time:{sys.executable} -m mcp_server_time"
+    result = gosling(run_args(server, "openai", "--with-extension", spec, "-t", "time?"), repo)
+    assert result.returncode == 0, result.stderr
+    first, second = (r.body for r in server.model_requests())
+    assert "time__get_current_time" in json.dumps(first["tools"])
+    answer = json.dumps(second["messages"])
+    assert "Europe/Paris" in answer and "datetime" in answer
