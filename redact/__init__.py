@@ -1,0 +1,9 @@
+"""Secrets: which environment variables hold credentials, and (built on that) the one redactor
+that keeps them out of the store, exports, logs, errors and output. Standard library only, so
+every other package may import it."""
+
+from __future__ import annotations
+
+from redact.names import credential_env, is_credential_env
+
+__all__ = ["credential_env", "is_credential_env"]
