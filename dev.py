@@ -5,6 +5,10 @@
     python3 dev.py run -- ARGS...  install, then `gosling ARGS...`
     python3 dev.py test            install with dev extras, then ruff, mypy --strict and pytest
     python3 dev.py bench [ARGS...] install, then run the benchmark suite
+    python3 dev.py install [--link]
+                                   install, then put `gosling` on your PATH (pipx, uv tool,
+                                   or with --link or neither a link in your bin dir to .venv),
+                                   checked in a new login shell
 
 Only the standard library is used here, so a fresh machine needs nothing but Python >= 3.11.
 The environment lives in .venv and is reinstalled only when pyproject.toml changes.
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -33,16 +38,23 @@ def _ensure_env(extras: str) -> None:
     if not PY.exists():
         print("creating .venv ...", file=sys.stderr)
         venv.EnvBuilder(with_pip=True).create(VENV)
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
+    digest = _digest(extras)
     stamp = VENV / f".installed-{extras or 'base'}"
     if stamp.exists() and stamp.read_text() == digest:
         return
+    dev_stamp = VENV / ".installed-dev"
+    if not extras and dev_stamp.exists() and dev_stamp.read_text() == _digest("dev"):
+        return  # the dev install holds everything the base one does
     target = f".[{extras}]" if extras else "."
     print(f"installing {target} into .venv ...", file=sys.stderr)
     pip = [str(PY), "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "install", "--upgrade", "pip"], check=True)
     subprocess.run([*pip, "install", "-e", target], check=True, cwd=ROOT)
     stamp.write_text(digest)
+
+
+def _digest(extras: str) -> str:
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
 
 
 def _run(cmd: list[str]) -> int:
@@ -65,13 +77,85 @@ def test() -> int:
     return 0
 
 
+def _login_shell(command: str) -> subprocess.CompletedProcess[str] | None:
+    shell = shutil.which("bash") or shutil.which("sh")
+    if shell is None:
+        return None
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    return subprocess.run([shell, "-lc", command], capture_output=True, text=True, env=env)
+
+
+def _bin_dir() -> tuple[Path, bool]:
+    """Where to link `gosling`, and whether a new login shell has that dir on PATH: the
+    user's bin dir (or /usr/local/bin when writable) that new shells search, else
+    ~/.local/bin."""
+    shell = _login_shell('printf %s "$PATH"')
+    login_path = shell.stdout.split(os.pathsep) if shell and shell.returncode == 0 else []
+    home = Path.home()
+    preferred = [Path(os.environ["XDG_BIN_HOME"])] if os.environ.get("XDG_BIN_HOME") else []
+    preferred += [home / ".local" / "bin", home / "bin", Path("/usr/local/bin")]
+    for directory in preferred:
+        on_path = str(directory) in login_path
+        inside_home = directory.is_relative_to(home)
+        if on_path and (inside_home or os.access(directory, os.W_OK)):
+            return directory, True
+    return preferred[0], False
+
+
+def _found_in_new_shell() -> str | None:
+    """Where a new login shell finds `gosling`, or None."""
+    probe = _login_shell("command -v gosling && gosling --version")
+    if probe is None or probe.returncode != 0:
+        return None
+    return probe.stdout.splitlines()[0].strip()
+
+
+def _link_into_bin_dir() -> int:
+    directory, _ = _bin_dir()
+    link = directory / "gosling"
+    link.parent.mkdir(parents=True, exist_ok=True)
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    link.symlink_to(BIN / "gosling")
+    print(f"linked {link} -> {BIN / 'gosling'}", file=sys.stderr)
+    return 0
+
+
+def install(link_only: bool = False) -> int:
+    """Put `gosling` on PATH: pipx or `uv tool` when present (their own environment), else
+    (or with --link) a link from the user's bin dir to this checkout's .venv."""
+    _ensure_env("")
+    if not link_only and shutil.which("pipx"):
+        code = _run(["pipx", "install", "--force", "--editable", str(ROOT)])
+    elif not link_only and shutil.which("uv"):
+        code = _run(["uv", "tool", "install", "--force", "--editable", str(ROOT)])
+    else:
+        code = _link_into_bin_dir()
+    if code != 0:
+        return code
+    where = _found_in_new_shell()
+    if where is None:
+        directory, _ = _bin_dir()
+        print(
+            f"gosling is installed but a new shell does not find it: add {directory} to PATH\n"
+            f"  (for bash: echo 'export PATH=\"{directory}:$PATH\"' >> ~/.bashrc), "
+            "then open a new shell",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"gosling is on PATH in new shells: {where}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"run", "test", "bench"}:
+    if not argv or argv[0] not in {"run", "test", "bench", "install"}:
         print(__doc__, file=sys.stderr)
         return 2
     job, rest = argv[0], argv[1:]
     if job == "test":
         return test()
+    if job == "install":
+        return install(link_only=rest == ["--link"])
     if job == "bench":
         _ensure_env("dev")
         return _run([str(PY), "-m", "bench", *rest])
@@ -79,7 +163,20 @@ def main(argv: list[str]) -> int:
     if rest[:1] == ["--"]:
         return _run([str(BIN / "gosling"), *rest[1:]])
     prompt = " ".join(rest) or DEFAULT_PROMPT
-    return _run([str(BIN / "gosling"), "run", "-t", prompt])
+    code = _run([str(BIN / "gosling"), "run", "-t", prompt])
+    _say_where_gosling_is()
+    return code
+
+
+def _say_where_gosling_is() -> None:
+    on_path = shutil.which("gosling")
+    if on_path:
+        print(f"gosling is {on_path}", file=sys.stderr)
+    else:
+        print(
+            f"gosling is {BIN / 'gosling'} (not on PATH; `python3 dev.py install` puts it there)",
+            file=sys.stderr,
+        )
 
 
 if __name__ == "__main__":
