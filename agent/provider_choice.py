@@ -16,9 +16,16 @@ from collections.abc import Callable, Mapping
 
 from agent.config import Settings
 from providers import Provider, ProviderError
-from providers.factory import create_provider, ollama_base_url
+from providers.factory import (
+    PROVIDERS,
+    compat_base_url,
+    create_provider,
+    ollama_base_url,
+    resolve_provider_name,
+)
 from providers.registry import ModelLimits
 from providers.retry import RetryPolicy
+from providers.server_window import PROBED_PROVIDERS, ServerWindow, probe_server_window
 
 OLLAMA_PROBE_TIMEOUT = 0.5
 NO_PROVIDER_MESSAGE = (
@@ -35,6 +42,7 @@ class NoProviderFound(ProviderError):
 
 
 OllamaProbe = Callable[[str], list[str] | None]
+WindowProbe = Callable[[str, str, str], ServerWindow | None]
 
 
 def probe_ollama(base_url: str) -> list[str] | None:
@@ -68,6 +76,7 @@ def choose_provider(
     *,
     env: Mapping[str, str] | None = None,
     probe: OllamaProbe = probe_ollama,
+    window_probe: WindowProbe = probe_server_window,
     retry: RetryPolicy | None = None,
 ) -> Provider:
     """Build the provider the settings and environment ask for."""
@@ -89,6 +98,10 @@ def choose_provider(
                     f"Ollama at {url} has no models; pull one (`ollama pull qwen3`) or pass --model"
                 )
             name, model = "ollama", model or models[0]
+    limits = _model_limits(settings)
+    window = _server_window(name, model, settings, limits, environ, window_probe)
+    if window is not None:
+        limits[window[0]] = ModelLimits(window[1].tokens, None, "server", window[1].source)
     return create_provider(
         name,
         model,
@@ -97,7 +110,30 @@ def choose_provider(
         max_output_tokens=settings.max_output_tokens,
         temperature=settings.temperature,
         fast_model=settings.fast_model,
-        model_limits=_model_limits(settings),
+        model_limits=limits,
         retry=retry or RetryPolicy(max_retries=settings.max_retries),
         env=environ,
     )
+
+
+def _server_window(
+    name: str,
+    model: str | None,
+    settings: Settings,
+    declared: Mapping[str, int | ModelLimits],
+    environ: Mapping[str, str],
+    probe: WindowProbe,
+) -> tuple[str, ServerWindow] | None:
+    """The window a local server reports for the model, unless config or a flag declares one
+    (a declared limit always wins)."""
+    canonical = resolve_provider_name(name)
+    chosen = model or PROVIDERS[canonical].default_model
+    if canonical not in PROBED_PROVIDERS or chosen is None or settings.context_limit:
+        return None
+    if any(key.strip().lower() == chosen.strip().lower() for key in declared):
+        return None
+    url = settings.base_url or compat_base_url(canonical, environ)
+    if url is None:
+        return None
+    window = probe(canonical, url, chosen)
+    return (chosen, window) if window is not None else None

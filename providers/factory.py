@@ -102,6 +102,11 @@ def ollama_base_url(host: str) -> str:
     return f"http://{authority}{slash}{path}"
 
 
+def compat_base_url(name: str, env: Mapping[str, str] | None = None) -> str | None:
+    """The base URL of the OpenAI-compatible server `name` from its env var or default."""
+    return _compat_base_url(PROFILES[name], os.environ if env is None else env)
+
+
 def _compat_base_url(profile: CompatProfile, env: Mapping[str, str]) -> str | None:
     from_env = _env_value(env, profile.base_url_env)
     if from_env is None:

@@ -22,7 +22,7 @@ from providers.base import DEFAULT_CONTEXT_LIMIT
 
 logger = logging.getLogger("gosling.providers")
 
-Source = Literal["config", "registry", "default"]
+Source = Literal["config", "server", "registry", "default"]
 
 
 @dataclass(frozen=True)
@@ -169,7 +169,8 @@ def lookup_model(
         for key, value in overrides.items():
             if key.strip().lower() == wanted:
                 if isinstance(value, ModelLimits):
-                    return ModelLimits(value.context_limit, value.max_output_tokens, "config", key)
+                    source = value.source if value.source == "server" else "config"
+                    return ModelLimits(value.context_limit, value.max_output_tokens, source, key)
                 entry = _registry_entry(name)
                 output = MODEL_LIMITS[entry][1] if entry else None
                 if output is not None and output >= value:

@@ -144,7 +144,10 @@ class _Handler(BaseHTTPRequestHandler):
     # -- routes -----------------------------------------------------------------------------
 
     def do_GET(self) -> None:
-        if self.path.startswith("/_fake/requests"):
+        info = self.server.fake.info_routes.get(("GET", self.path))
+        if info is not None:
+            self._send_json(200, info)
+        elif self.path.startswith("/_fake/requests"):
             self._send_json(200, [asdict(r) for r in self.server.fake.requests])
         elif self.path.startswith("/_fake/state"):
             fake = self.server.fake
@@ -164,6 +167,10 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.startswith("/_fake/turns"):
             self.server.fake.add(*load_script(body if isinstance(body, dict | list) else []))
             self._send_json(200, {"pending": self.server.fake.pending})
+            return
+        info = self.server.fake.info_routes.get(("POST", self.path))
+        if info is not None:
+            self._send_json(200, info)
             return
         api = _api_for(self.path)
         streamed = isinstance(body, dict) and body.get("stream") is True
@@ -275,6 +282,9 @@ class FakeLLMServer:
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self.record_path: Path | None = None
+        self.info_routes: dict[tuple[str, str], Any] = {}
+        """(method, path) -> a JSON body served as is, never consuming a turn: what a local
+        server says about itself (`/api/show`, `/props`, `/v1/models`, ...)."""
 
     # -- lifecycle --------------------------------------------------------------------------
 
