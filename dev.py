@@ -163,8 +163,22 @@ def main(argv: list[str]) -> int:
     if rest[:1] == ["--"]:
         return _run([str(BIN / "gosling"), *rest[1:]])
     prompt = " ".join(rest) or DEFAULT_PROMPT
-    code = _run([str(BIN / "gosling"), "run", "-t", prompt])
+    gosling = str(BIN / "gosling")
+    check = subprocess.run([gosling, "config", "provider"], capture_output=True, text=True)
+    if check.returncode == 1:
+        code = _offline_demo(gosling, check.stderr)
+    else:
+        code = _run([gosling, "run", "-t", prompt])
     _say_where_gosling_is()
+    return code
+
+
+def _offline_demo(gosling: str, how_to_get_a_model: str) -> int:
+    """No provider: show the context pipeline on a bundled recorded session instead."""
+    print("No model provider is set up, so here is gosling's context pipeline on a recorded")
+    print("session instead.\n", flush=True)
+    code = _run([gosling, "context", "demo"])
+    print("\n" + how_to_get_a_model.strip(), file=sys.stderr)
     return code
 
 

@@ -28,13 +28,20 @@ from providers.retry import RetryPolicy
 from providers.server_window import PROBED_PROVIDERS, ServerWindow, probe_server_window
 
 OLLAMA_PROBE_TIMEOUT = 0.5
-NO_PROVIDER_MESSAGE = (
-    "No model provider found. Do one of:\n"
-    "  - set ANTHROPIC_API_KEY to use Anthropic;\n"
-    "  - set OPENAI_API_KEY to use OpenAI (OPENAI_BASE_URL for a compatible server);\n"
-    "  - start Ollama (https://ollama.com) locally, or point OLLAMA_HOST at one;\n"
-    "or choose one explicitly with --provider/--model (or `provider` in config)."
-)
+NO_PROVIDER_MESSAGE = """\
+No model provider found. Do one of:
+  - set ANTHROPIC_API_KEY to use Anthropic;
+  - set OPENAI_API_KEY to use OpenAI (OPENAI_BASE_URL for a compatible server);
+  - run a model on this machine, for example:
+      Ollama     install it (https://ollama.com/download), then
+                   ollama pull qwen3                 # a model that can call tools
+                   gosling run --provider ollama --model qwen3 -t "your task"
+      llama.cpp  llama-server -m MODEL.gguf --jinja -c 32768 --port 8080
+                   gosling run --provider llamacpp --model MODEL -t "your task"
+      LM Studio  load a model and start its server (lms server start), then
+                   gosling run --provider lmstudio --model MODEL -t "your task"
+or choose one explicitly with --provider/--model (or `provider` in config).
+Without any model, `gosling context demo` shows the context pipeline on a recorded session."""
 
 
 class NoProviderFound(ProviderError):
@@ -137,3 +144,14 @@ def _server_window(
         return None
     window = probe(canonical, url, chosen)
     return (chosen, window) if window is not None else None
+
+
+def describe_choice(settings: Settings, provider: Provider, env: Mapping[str, str]) -> str:
+    """Why this provider: the setting that named it, or the key or server that was found."""
+    if settings.provider is not None:
+        return "the provider setting"
+    if env.get("ANTHROPIC_API_KEY"):
+        return "ANTHROPIC_API_KEY is set"
+    if env.get("OPENAI_API_KEY"):
+        return "OPENAI_API_KEY is set"
+    return f"an Ollama server answered ({provider.name})"

@@ -51,3 +51,36 @@ def path() -> None:
     from prompts.locations import user_dirs
 
     click.echo(str(user_dirs().config / "config.toml"))
+
+
+@config_group.command("provider")
+@click.option(
+    "--dir",
+    "working_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Working directory whose project config applies (default: the current one).",
+)
+def provider(working_dir: Path | None) -> None:
+    """Print the provider, model and context window a run here would use, and why.
+
+    Exits 1, with the ways to get one, when no provider is configured or found.
+    """
+    import os
+
+    from agent.config import ConfigError, load_settings
+    from agent.provider_choice import choose_provider, describe_choice
+    from providers import ProviderError
+
+    try:
+        settings = load_settings(working_dir).settings
+        chosen = choose_provider(settings)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from exc
+    except ProviderError as exc:
+        click.echo(str(exc), err=True)
+        raise SystemExit(1) from exc
+    config = chosen.model_config
+    click.echo(f"provider        {chosen.name}  [{describe_choice(settings, chosen, os.environ)}]")
+    click.echo(f"model           {config.model}")
+    click.echo(f"context window  {config.context_limit:,} tokens")

@@ -125,6 +125,32 @@ def replay_command(
         click.echo(f"wrote {plot}", err=True)
 
 
+@context_group.command("demo")
+def demo_command() -> None:
+    """Replay a bundled real transcript through every context strategy; no model is called.
+
+    What a first run without any model provider can still show: mini-swe-agent's 86-call
+    solution of a SWE-bench task, replayed at a 16k window so that keeping the whole history
+    overflows it while masking and compaction keep every call inside it.
+    """
+    from agent.demo import DEMO_CONTEXT_LIMIT, DEMO_TRANSCRIPT
+    from context_mgmt.replay import REPLAY_STRATEGIES, ReplayOptions, replay_file
+
+    options = ReplayOptions(context_limit=DEMO_CONTEXT_LIMIT)
+    click.echo(
+        "No model was called: this replays a recorded session (mini-swe-agent with "
+        "deepseek-reasoner on SWE-bench task marshmallow-1343), feeding its recorded replies and "
+        "tool results through gosling's context pipeline, with deterministic stand-in summaries.\n"
+    )
+    replays = asyncio.run(replay_file(DEMO_TRANSCRIPT, REPLAY_STRATEGIES, options=options))
+    render_tables(replays, per_call=False)
+    click.echo(
+        "\nKeeping the whole history (none) goes over the window; mask hides old tool output "
+        "behind recallable placeholders; summarize and hybrid also compact into a structured "
+        "summary. Replay your own sessions with `gosling context replay FILE`."
+    )
+
+
 def _strategy(name: str) -> ReplayStrategy:
     from context_mgmt.replay import REPLAY_STRATEGIES
 
