@@ -25,17 +25,23 @@ def hints_command(directory: Path | None, content: bool, as_json: bool) -> None:
     sizes, the @file imports they pull in, what was refused and why, and the budget used."""
     from agent.config import ConfigError, load_settings
     from hints import collect_hints
+    from hints.lookalikes import skipped_hint_files
 
     working_dir = (directory or Path.cwd()).resolve()
     try:
         names = load_settings(working_dir).settings.context_file_names
         report = collect_hints(working_dir, names)
+        skipped = skipped_hint_files(working_dir, names)
     except (ConfigError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
-        click.echo(json.dumps(report_as_dict(report), indent=2))
+        payload = report_as_dict(report)
+        payload["skipped_other_agents"] = [str(path) for path in skipped]
+        click.echo(json.dumps(payload, indent=2))
         return
     click.echo(format_report(report))
+    if skipped:
+        click.echo(format_skipped(skipped, names))
     if content:
         click.echo("\n" + (report.text or "(no hint text)"))
 
@@ -70,6 +76,19 @@ def format_report(report: HintReport) -> str:
         f"budget: {report.budget_used:,} of {report.budget_bytes:,} bytes used ({share:.1%})"
     )
     return "\n".join(lines)
+
+
+def format_skipped(skipped: list[Path], names: list[str]) -> str:
+    """Other agents' hint files that were not loaded, and the setting that would load them."""
+    wanted = list(names) + sorted({path.name for path in skipped} - set(names))
+    listed = ", ".join(f'"{name}"' for name in wanted)
+    return "\n".join(
+        [
+            "not loaded (written for other agents):",
+            *(f"  {path}" for path in skipped),
+            f"  to load them, set in config.toml: context_file_names = [{listed}]",
+        ]
+    )
 
 
 def report_as_dict(report: HintReport) -> dict[str, Any]:
