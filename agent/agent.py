@@ -214,6 +214,7 @@ class Agent:
             chat_mode=chat,
             extension_instructions=self.tools.instructions(),
             now=self.clock(),
+            appended=self.config.append_system_prompt,
         )
         overhead = self.counter.count_text(self.system_prompt) + 4
         self.budget.overhead_tokens = overhead + self.counter.count_tools(self.tool_specs) + 3

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from prompts.locations import UserDirs, user_dirs
+from providers.pricing import ModelPrice
 
 ENV_PREFIX = "GOSLING_"
 PROJECT_CONFIG = Path(".gosling") / "config.toml"
@@ -62,6 +63,9 @@ class ModelOverride(BaseModel):
 
     context_limit: int | None = None
     max_output_tokens: int | None = None
+    price: ModelPrice | None = None
+    """US dollars per million tokens (input, output, cache_read, cache_write), for
+    `total_cost_usd`; beats the built-in price table."""
 
 
 class Settings(BaseModel):
@@ -101,6 +105,9 @@ class Settings(BaseModel):
     """Tool results kept verbatim by observation masking; older ones become placeholders."""
     context_file_names: list[str] = Field(default_factory=lambda: ["AGENTS.md", ".goosehints"])
     """Hint files loaded from the git root down to the working dir, in this order."""
+
+    append_system_prompt: str | None = None
+    """Text added to the end of the system prompt (also `--append-system-prompt`)."""
 
     mode: PermissionMode = "auto"
     """auto: run every tool; approve: ask before each; smart_approve: ask for tools that are

@@ -174,6 +174,7 @@ def report_for_agent(agent: Agent, session: AgentSession) -> ContextReport:
         chat_mode=chat,
         extension_instructions=agent.tools.instructions(),
         now=agent.clock(),
+        appended=agent.config.append_system_prompt,
     )
     session.view.sync(session.messages)
     view = session.view.messages()

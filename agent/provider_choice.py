@@ -23,6 +23,7 @@ from providers.factory import (
     ollama_base_url,
     resolve_provider_name,
 )
+from providers.pricing import ModelPrice
 from providers.registry import ModelLimits
 from providers.retry import RetryPolicy
 from providers.server_window import PROBED_PROVIDERS, ServerWindow, probe_server_window
@@ -64,6 +65,11 @@ def probe_ollama(base_url: str) -> list[str] | None:
     if not isinstance(models, list):
         return []
     return [str(m.get("name")) for m in models if isinstance(m, dict) and m.get("name")]
+
+
+def model_prices(settings: Settings) -> dict[str, ModelPrice]:
+    """Prices declared in config, by model name."""
+    return {name: o.price for name, o in settings.models.items() if o.price is not None}
 
 
 def _model_limits(settings: Settings) -> dict[str, int | ModelLimits]:

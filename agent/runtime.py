@@ -17,10 +17,40 @@ from agent.tool_runner import Approver
 from agent.tools.developer import DeveloperSettings, developer_extension
 from agent.tools.extension_config import ExtensionConfig, parse_extension_spec
 from agent.tools.manager import ExtensionEvent, ExtensionManager
+from agent.tools.mcp_json import load_mcp_json
 from agent.tools.recall import context_extension
 from prompts.locations import user_dirs
 from providers import Provider
 from sessions import SqliteSessionStore
+
+
+@dataclass(frozen=True)
+class RunExtras:
+    """What one command adds to the settings (`--append-system-prompt`, `--instructions`,
+    `--allowed-tools`, `--disallowed-tools`, `--mcp-config`)."""
+
+    append_system_prompt: str | None = None
+    allow: tuple[str, ...] = ()
+    """Allow rules added to the configured ones for this run."""
+    deny: tuple[str, ...] = ()
+    """Deny rules added to the configured ones for this run."""
+    mcp_configs: tuple[Path, ...] = ()
+    """Claude Code-format JSON files of MCP servers to start."""
+
+    def apply(self, settings: Settings) -> Settings:
+        permissions = settings.permissions.model_copy(
+            update={
+                "allow": [*settings.permissions.allow, *self.allow],
+                "deny": [*settings.permissions.deny, *self.deny],
+            }
+        )
+        update: dict[str, Any] = {"permissions": permissions}
+        if self.append_system_prompt:
+            joined = "\n\n".join(
+                t for t in (settings.append_system_prompt, self.append_system_prompt) if t
+            )
+            update["append_system_prompt"] = joined
+        return settings.model_copy(update=update)
 
 
 @dataclass
@@ -65,10 +95,12 @@ async def build_runtime(
     approver: Approver | None = None,
     on_extension_event: Callable[[ExtensionEvent], None] | None = None,
     provider: Provider | None = None,
+    extras: RunExtras | None = None,
 ) -> Runtime:
     """Everything for one command; raises ConfigError/ProviderError with a clear message."""
     working_dir = (working_dir or Path.cwd()).resolve()
-    settings = load_settings(working_dir, flags=flags).settings
+    extras = extras or RunExtras()
+    settings = extras.apply(load_settings(working_dir, flags=flags).settings)
     provider = provider or choose_provider(settings)
     store = open_store() if use_store else None
     tools = ExtensionManager(on_event=on_extension_event, log_dir=user_dirs().state / "logs")
@@ -77,6 +109,8 @@ async def build_runtime(
     tools.add(context_extension())
     configs = [extension_config(e) for e in settings.extensions if e.enabled]
     configs += [parse_extension_spec(spec) for spec in with_extensions]
+    for path in extras.mcp_configs:
+        configs += load_mcp_json(path)
     if configs:
         await tools.start_mcp(configs, working_dir)
     agent = Agent(

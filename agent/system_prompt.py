@@ -25,7 +25,9 @@ def build_system_prompt(
     chat_mode: bool,
     extension_instructions: Mapping[str, str],
     now: datetime | None = None,
+    appended: str | None = None,
 ) -> str:
+    """The system prompt; `appended` (the user's `append_system_prompt`) goes last."""
     now = now or datetime.now().astimezone()
     instructions = "\n\n".join(
         f"## {name}\n{text.strip()}"
@@ -43,4 +45,5 @@ def build_system_prompt(
             extensions_instructions=instructions,
             hints=hints.strip(),
         )
+        + (f"\n\n{appended.strip()}" if appended and appended.strip() else "")
     )

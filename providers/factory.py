@@ -7,6 +7,7 @@ A missing key is an error that names the variable to set; so is a missing base U
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -77,8 +78,10 @@ def resolve_provider_name(name: str) -> str:
     key = name.strip().lower()
     key = _ALIASES.get(key, key)
     if key not in PROVIDERS:
+        close = difflib.get_close_matches(key, [*PROVIDER_NAMES, *_ALIASES], n=1)
+        hint = f"did you mean {_ALIASES.get(close[0], close[0])!r}? " if close else ""
         raise ProviderConfigError(
-            f"unknown provider {name!r}; choose one of: {', '.join(PROVIDER_NAMES)}"
+            f"unknown provider {name!r}; {hint}choose one of: {', '.join(PROVIDER_NAMES)}"
         )
     return key
 

@@ -14,7 +14,7 @@ Names are matched case-insensitively after dropping a routing prefix (`anthropic
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -126,9 +126,9 @@ def normalize_model_name(name: str) -> str:
     return name.strip().lower().rsplit("/", 1)[-1]
 
 
-def _match(name: str) -> str | None:
+def _match(name: str, table: Iterable[str]) -> str | None:
     best: str | None = None
-    for prefix in MODEL_LIMITS:
+    for prefix in table:
         if not name.startswith(prefix):
             continue
         rest = name[len(prefix) :]
@@ -139,16 +139,22 @@ def _match(name: str) -> str | None:
     return best
 
 
-def _registry_entry(name: str) -> str | None:
+def table_entry(name: str, table: Iterable[str]) -> str | None:
+    """The longest key of `table` that prefixes model `name` in any of its spellings (a
+    key ending in a digit never matches a name that continues with one)."""
     normalized = normalize_model_name(name)
-    found = _match(normalized)
+    found = _match(normalized, table)
     if "." in normalized:
         # OpenRouter writes "claude-sonnet-4.6" where Anthropic writes "claude-sonnet-4-6";
         # the spelling with the longer match decides ("gpt-4.1" keeps its dot).
-        dashed = _match(normalized.replace(".", "-"))
+        dashed = _match(normalized.replace(".", "-"), table)
         if dashed is not None and (found is None or len(dashed) > len(found)):
             found = dashed
     return found
+
+
+def _registry_entry(name: str) -> str | None:
+    return table_entry(name, MODEL_LIMITS)
 
 
 def _is_one_million_variant(name: str) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from typing import IO, Any, Literal
 
 from agent.events import (
@@ -27,15 +28,36 @@ from agent.events import (
 )
 
 OutputFormat = Literal["text", "json", "stream-json"]
+ERROR_STOP_REASONS = frozenset({"error", "context_exceeded"})
 
 
-def result_payload(session_id: str | None, finished: TurnFinished) -> dict[str, Any]:
+@dataclass(frozen=True)
+class RunInfo:
+    """What the result reports beside the turn itself."""
+
+    provider: str | None = None
+    model: str | None = None
+    duration_ms: int = 0
+    total_cost_usd: float | None = None
+    """None when the model's price is unknown."""
+
+
+def result_payload(
+    session_id: str | None, finished: TurnFinished, info: RunInfo | None = None
+) -> dict[str, Any]:
+    info = info or RunInfo()
     return {
         "session_id": session_id,
+        "provider": info.provider,
+        "model": info.model,
         "final_text": finished.final_text,
         "stop_reason": finished.stop_reason,
+        "is_error": finished.stop_reason in ERROR_STOP_REASONS,
         "turns": finished.turns,
+        "num_turns": finished.turns,
+        "duration_ms": info.duration_ms,
         "usage": finished.usage.model_dump(mode="json"),
+        "total_cost_usd": info.total_cost_usd,
         "permission_denied": finished.permission_denied,
         "error": finished.error,
     }
@@ -68,8 +90,10 @@ class HeadlessRenderer:
         if self.format == "text" and not self.quiet:
             self._progress(event)
 
-    def finish(self, session_id: str | None, finished: TurnFinished) -> None:
-        payload = result_payload(session_id, finished)
+    def finish(
+        self, session_id: str | None, finished: TurnFinished, info: RunInfo | None = None
+    ) -> None:
+        payload = result_payload(session_id, finished, info)
         if self.format == "stream-json":
             self._emit({"v": 1, "type": "result", **payload})
         elif self.format == "json":

@@ -48,9 +48,26 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
+SESSION_ALIASES = frozenset({"list", "ls", "show", "rename", "rm", "export", "import"})
+"""Words after `gosling session` that can only mean the `sessions` command."""
+
+
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*COMMANDS, *super().list_commands(ctx)})
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args[:1] == ["session"] and args[1:2] and args[1] in SESSION_ALIASES:
+            args = ["sessions", *args[1:]]  # `gosling session list` means `sessions list`
+        name = args[0] if args else ""
+        if name and self.get_command(ctx, name) is None and not name.startswith("-"):
+            from agent.cli.errors import did_you_mean
+
+            known = self.list_commands(ctx)
+            raise click.UsageError(f"no such command {name!r}{did_you_mean(name, known)}", ctx)
+        return super().resolve_command(ctx, args)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in COMMANDS:
@@ -85,4 +102,15 @@ def cli(ctx: click.Context) -> None:
 
 
 def main() -> None:
-    cli()
+    """Run the CLI with gosling's error style (see `agent.cli.errors`)."""
+    from agent.cli.errors import format_error
+
+    try:
+        code = cli.main(prog_name="gosling", standalone_mode=False)
+    except click.ClickException as exc:
+        click.echo(format_error(exc), err=True)
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("error: aborted", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

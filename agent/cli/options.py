@@ -1,12 +1,19 @@
-"""Options shared by `gosling run` and `gosling session`: which model, where, with what."""
+"""Options shared by `gosling run` and `gosling session`: which model, where, with what; which
+session; extra instructions, tool rules and MCP servers for this run. Flags that users of other
+agent CLIs already type (`-c`, `-r [ID]`, `--append-system-prompt`, `--allowed-tools`,
+`--mcp-config`) mean here what they mean there."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from agent.runtime import RunExtras
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -39,3 +46,133 @@ def model_options(function: F) -> F:
     for option in reversed(options):
         function = option(function)
     return function
+
+
+def resume_options(function: F) -> F:
+    """-c/--continue and -r/--resume [ID]."""
+    options = [
+        click.option(
+            "-c",
+            "--continue",
+            "continue_latest",
+            is_flag=True,
+            help="Continue the latest session of this directory.",
+        ),
+        click.option(
+            "-r",
+            "--resume",
+            "resume_id",
+            is_flag=False,
+            flag_value="",
+            default=None,
+            metavar="[ID]",
+            help="Continue session ID (the latest of this directory without ID).",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def resume_request(continue_latest: bool, resume_id: str | None) -> str | None:
+    """None: a new session; "": the latest of the working dir; else that id."""
+    if continue_latest and resume_id:
+        raise click.UsageError("-c continues the latest session; drop it to resume an ID")
+    return "" if continue_latest else resume_id
+
+
+def agent_options(function: F) -> F:
+    """--append-system-prompt, --instructions, --allowed-tools, --disallowed-tools,
+    --mcp-config."""
+    options = [
+        click.option(
+            "--append-system-prompt",
+            metavar="TEXT",
+            help="Text added to the end of the system prompt for this run.",
+        ),
+        click.option(
+            "--instructions",
+            "instructions_file",
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            help="A file whose text is added to the end of the system prompt.",
+        ),
+        click.option(
+            "--allowed-tools",
+            multiple=True,
+            metavar="RULES",
+            help="Allow rules for this run, comma- or space-separated "
+            "(e.g. 'developer__shell(git diff)' developer__view). Repeatable.",
+        ),
+        click.option(
+            "--disallowed-tools",
+            multiple=True,
+            metavar="RULES",
+            help="Deny rules for this run, same syntax. Repeatable.",
+        ),
+        click.option(
+            "--mcp-config",
+            "mcp_configs",
+            multiple=True,
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            help="MCP servers from a JSON file in Claude Code's format "
+            '({"mcpServers": {...}}). Repeatable.',
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+CLAUDE_CODE_TOOLS = {
+    "Bash": "developer__shell",
+    "Read": "developer__view",
+    "Write": "developer__write",
+    "Edit": "developer__edit",
+    "MultiEdit": "developer__edit",
+    "TodoWrite": "developer__todo_write",
+}
+"""Claude Code's tool names, so `--allowed-tools "Bash(git log:*)" Read` works as typed."""
+
+_RULE_WORD = re.compile(r"[^\s,()]+(?:\([^)]*\))?")
+
+
+def split_rules(values: Iterable[str]) -> list[str]:
+    """Rules from `--allowed-tools`/`--disallowed-tools` values: split on commas and spaces
+    outside parentheses, Claude Code's names and `prefix:*` specifiers translated."""
+    rules: list[str] = []
+    for value in values:
+        for word in _RULE_WORD.findall(value):
+            name, paren, rest = word.partition("(")
+            name = CLAUDE_CODE_TOOLS.get(name, name)
+            if paren:
+                specifier = rest[:-1].strip()
+                specifier = specifier[:-2].rstrip() if specifier.endswith(":*") else specifier
+                rules.append(f"{name}({specifier})")
+            else:
+                rules.append(name)
+    return rules
+
+
+def run_extras(
+    append_system_prompt: str | None,
+    instructions_file: Path | None,
+    allowed_tools: tuple[str, ...],
+    disallowed_tools: tuple[str, ...],
+    mcp_configs: tuple[Path, ...],
+) -> RunExtras:
+    """The `agent_options` of one command as a `RunExtras`."""
+    from agent.runtime import RunExtras
+
+    parts = [append_system_prompt or ""]
+    if instructions_file is not None:
+        try:
+            parts.append(instructions_file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise click.BadParameter(f"cannot read {instructions_file}: {exc}") from exc
+    text = "\n\n".join(part.strip() for part in parts if part.strip())
+    return RunExtras(
+        append_system_prompt=text or None,
+        allow=tuple(split_rules(allowed_tools)),
+        deny=tuple(split_rules(disallowed_tools)),
+        mcp_configs=mcp_configs,
+    )

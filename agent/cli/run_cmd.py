@@ -9,12 +9,25 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from agent.cli.options import MODES, model_options
+from agent.cli.options import (
+    MODES,
+    agent_options,
+    model_options,
+    resume_options,
+    resume_request,
+    run_extras,
+)
+
+if TYPE_CHECKING:
+    from agent.cli.headless import OutputFormat
+    from agent.runtime import RunExtras
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -24,10 +37,13 @@ EXIT_PERMISSION_DENIED = 4
 EXIT_INTERRUPTED = 130
 
 
-def _read_prompt(text: str | None, input_file: str | None) -> str:
-    if text is not None and input_file is not None:
-        raise click.UsageError("give the prompt with -t or -i, not both")
-    if text is not None:
+def _read_prompt(words: tuple[str, ...], text: str | None, input_file: str | None) -> str:
+    given = [name for name, v in (("PROMPT", words), ("-t/-p", text), ("-i", input_file)) if v]
+    if len(given) > 1:
+        raise click.UsageError(f"give the prompt one way, not as {' and '.join(given)}")
+    if words:
+        prompt = " ".join(words)
+    elif text is not None:
         prompt = text
     elif input_file is not None:
         if input_file == "-":
@@ -40,14 +56,27 @@ def _read_prompt(text: str | None, input_file: str | None) -> str:
     elif not sys.stdin.isatty():
         prompt = sys.stdin.read()
     else:
-        raise click.UsageError("no prompt: pass -t TEXT, -i FILE, or pipe it on stdin")
+        raise click.UsageError(
+            'no prompt: pass it as an argument (gosling run "fix the bug"), with -t TEXT or '
+            "-i FILE, or pipe it on stdin"
+        )
     if not prompt.strip():
         raise click.UsageError("the prompt is empty")
     return prompt
 
 
+def session_name_from(prompt: str, width: int = 60) -> str:
+    """A session name from the first line of the prompt, cut at a word near `width`."""
+    line = next((ln.strip() for ln in prompt.splitlines() if ln.strip()), "")
+    if len(line) <= width:
+        return line
+    cut = line[:width].rsplit(" ", 1)[0] or line[:width]
+    return cut.rstrip(" ,.;:") + "…"
+
+
 @click.command("run")
-@click.option("-t", "--text", help="The prompt.")
+@click.argument("prompt_words", nargs=-1, metavar="[PROMPT]...")
+@click.option("-t", "--text", "-p", "--prompt", "text", help="The prompt.")
 @click.option("-i", "--input", "input_file", help="Read the prompt from FILE ('-' for stdin).")
 @click.option(
     "--mode",
@@ -55,18 +84,28 @@ def _read_prompt(text: str | None, input_file: str | None) -> str:
     help="Tool permission mode; 'ask' decisions become refusals in a headless run.",
 )
 @click.option("--max-turns", type=click.IntRange(min=1), help="Model calls allowed (default 1000).")
-@click.option("--resume", "resume_id", metavar="ID", help="Continue a stored session.")
-@click.option("--name", default="", help="Name of the new session.")
+@resume_options
+@click.option("--name", default="", help="Name of the new session (default: from the prompt).")
 @click.option("--no-session", is_flag=True, help="Do not store the session.")
 @click.option(
     "--output-format",
     type=click.Choice(["text", "json", "stream-json"]),
-    default="text",
-    show_default=True,
+    default=None,
+    help="text (default): the answer on stdout; json: one object; stream-json: events.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Same as --output-format json.")
+@click.option(
+    "-o",
+    "--output-last-message",
+    "last_message_file",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Also write the final answer to FILE.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Text mode: print only the answer.")
 @model_options
+@agent_options
 def run_command(
+    prompt_words: tuple[str, ...],
     text: str | None,
     input_file: str | None,
     provider: str | None,
@@ -75,88 +114,124 @@ def run_command(
     context_limit: int | None,
     mode: str | None,
     max_turns: int | None,
+    continue_latest: bool,
     resume_id: str | None,
     name: str,
     no_session: bool,
     extensions: tuple[str, ...],
-    output_format: str,
+    output_format: OutputFormat | None,
+    as_json: bool,
+    last_message_file: Path | None,
     quiet: bool,
     working_dir: Path | None,
+    append_system_prompt: str | None,
+    instructions_file: Path | None,
+    allowed_tools: tuple[str, ...],
+    disallowed_tools: tuple[str, ...],
+    mcp_configs: tuple[Path, ...],
 ) -> None:
-    """Run one prompt headlessly and print the answer."""
-    if resume_id and no_session:
-        raise click.UsageError("--resume needs a stored session; drop --no-session")
-    prompt = _read_prompt(text, input_file)
+    """Run one prompt headlessly and print the answer.
+
+    The prompt comes from PROMPT, -t/-p TEXT, -i FILE or stdin."""
+    resume = resume_request(continue_latest, resume_id)
+    if resume is not None and no_session:
+        raise click.UsageError("resuming needs a stored session; drop --no-session")
+    if as_json and output_format not in (None, "json"):
+        raise click.UsageError("--json is --output-format json; give one of them")
+    prompt = _read_prompt(prompt_words, text, input_file)
     from agent.cli.logs import setup_logging
 
     setup_logging(warnings_to_stderr=not quiet)
-    flags = {
-        "provider": provider,
-        "model": model,
-        "base_url": base_url,
-        "context_limit": context_limit,
-        "mode": mode,
-        "max_turns": max_turns,
-    }
-    code = asyncio.run(
-        _run(
-            prompt,
-            flags,
-            resume_id,
-            name,
-            no_session,
-            extensions,
-            output_format,
-            quiet,
-            working_dir,
-        )
+    request = RunRequest(
+        prompt=prompt,
+        flags={
+            "provider": provider,
+            "model": model,
+            "base_url": base_url,
+            "context_limit": context_limit,
+            "mode": mode,
+            "max_turns": max_turns,
+        },
+        resume=resume,
+        name=name or session_name_from(prompt),
+        store=not no_session,
+        extensions=extensions,
+        output_format="json" if as_json else output_format or "text",
+        quiet=quiet,
+        working_dir=working_dir,
+        last_message_file=last_message_file,
+        extras=run_extras(
+            append_system_prompt, instructions_file, allowed_tools, disallowed_tools, mcp_configs
+        ),
     )
-    sys.exit(code)
+    sys.exit(asyncio.run(_run(request)))
 
 
-async def _run(
-    prompt: str,
-    flags: dict[str, Any],
-    resume_id: str | None,
-    name: str,
-    no_session: bool,
-    extensions: tuple[str, ...],
-    output_format: Any,
-    quiet: bool,
-    working_dir: Path | None,
-) -> int:
-    from agent.cli.headless import HeadlessRenderer
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything one `gosling run` was asked to do."""
+
+    prompt: str
+    flags: dict[str, Any]
+    resume: str | None
+    """None: a new session; "": the latest of the working dir; else that id."""
+    name: str
+    store: bool
+    extensions: tuple[str, ...]
+    output_format: OutputFormat
+    quiet: bool
+    working_dir: Path | None
+    last_message_file: Path | None
+    extras: RunExtras
+
+
+async def _run(request: RunRequest) -> int:
+    from agent.cli.errors import error_line
+    from agent.cli.headless import HeadlessRenderer, RunInfo
+    from agent.cli.session_cmd import resume_target
     from agent.cli.spinner import Spinner
     from agent.config import ConfigError
+    from agent.provider_choice import model_prices
     from agent.runtime import build_runtime
+    from agent.tools.extension_config import ExtensionConfigError
     from providers import ProviderError
+    from providers.errors import ProviderConfigError
+    from providers.pricing import cost_usd
     from sessions import SessionStoreError
 
-    renderer = HeadlessRenderer(output_format, quiet=quiet)
+    started = time.monotonic()
+    renderer = HeadlessRenderer(request.output_format, quiet=request.quiet)
 
     def extension_event(event: Any) -> None:
         renderer.err.write(f"extension {event.extension}: {event.message}\n")
 
     try:
         runtime = await build_runtime(
-            flags=flags,
-            working_dir=working_dir,
-            use_store=not no_session,
-            with_extensions=extensions,
+            flags=request.flags,
+            working_dir=request.working_dir,
+            use_store=request.store,
+            with_extensions=request.extensions,
             on_extension_event=extension_event,
+            extras=request.extras,
         )
-    except (ConfigError, ValueError) as exc:
-        click.echo(f"error: {exc}", err=True)
+    except (ConfigError, ValueError, ProviderConfigError, ExtensionConfigError) as exc:
+        click.echo(error_line(str(exc)), err=True)
         return EXIT_USAGE
     except (ProviderError, SessionStoreError) as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(error_line(str(exc)), err=True)
         return EXIT_ERROR
     agent = runtime.agent
     try:
         try:
-            session = agent.resume_session(resume_id) if resume_id else agent.new_session(name)
-        except SessionStoreError as exc:
-            click.echo(f"error: {exc}", err=True)
+            if request.resume is None:
+                session = agent.new_session(request.name)
+            else:
+                assert runtime.store is not None
+                working_dir = (request.working_dir or Path.cwd()).resolve()
+                target = resume_target(runtime.store, working_dir, request.resume)
+                session = agent.resume_session(target)
+        except (SessionStoreError, LookupError) as exc:
+            click.echo(error_line(str(exc).strip("'\"")), err=True)
             return EXIT_ERROR
         renderer.start(
             {
@@ -167,12 +242,49 @@ async def _run(
                 "mode": runtime.settings.mode,
             }
         )
-        finished = await _drive(agent.reply(session, prompt), renderer, Spinner(renderer.err))
+        finished = await _drive(
+            agent.reply(session, request.prompt), renderer, Spinner(renderer.err)
+        )
         session.release()
     finally:
         await runtime.aclose()
-    renderer.finish(session.id, finished)
+    model = runtime.provider.model_config.model
+    info = RunInfo(
+        provider=runtime.provider.name,
+        model=model,
+        duration_ms=round((time.monotonic() - started) * 1000),
+        total_cost_usd=cost_usd(model, finished.usage, model_prices(runtime.settings)),
+    )
+    renderer.finish(session.id, finished, info)
+    if request.last_message_file is not None:
+        _write_last_message(request.last_message_file, finished.final_text)
+    _say_how_to_continue(session.id, finished, renderer.err)
     return _exit_code(finished)
+
+
+def _write_last_message(path: Path, text: str) -> None:
+    try:
+        path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    except OSError as exc:
+        click.echo(f"error: cannot write the final answer to {path}: {exc}", err=True)
+
+
+def _say_how_to_continue(session_id: str | None, finished: Any, err: Any) -> None:
+    """One stderr line when the run stopped before the task was done."""
+    if session_id is None:
+        return
+    if finished.stop_reason == "max_turns":
+        err.write(
+            f"gosling: stopped after {finished.turns} model calls (--max-turns); session "
+            f"{session_id} is saved; continue it with: gosling run -r {session_id} "
+            '"keep going"\n'
+        )
+    elif finished.stop_reason == "cancelled":
+        err.write(
+            f"gosling: interrupted; session {session_id} is saved; continue it with: "
+            f'gosling run -r {session_id} "keep going"\n'
+        )
+    err.flush()
 
 
 async def _drive(events: Any, renderer: Any, spinner: Any) -> Any:
@@ -206,7 +318,7 @@ async def _drive(events: Any, renderer: Any, spinner: Any) -> Any:
 def _exit_code(finished: Any) -> int:
     if finished.stop_reason == "cancelled":
         return EXIT_INTERRUPTED
-    if finished.stop_reason in ("error", "context_exceeded"):
+    if finished.stop_reason in ("error", "context_exceeded"):  # see ERROR_STOP_REASONS
         return EXIT_ERROR
     if finished.stop_reason == "max_turns":
         return EXIT_MAX_TURNS

@@ -14,10 +14,18 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from agent.cli.options import MODES, model_options
+from agent.cli.options import (
+    MODES,
+    agent_options,
+    model_options,
+    resume_options,
+    resume_request,
+    run_extras,
+)
 
 if TYPE_CHECKING:
     from agent.cli.interactive.terminal import Terminal
+    from agent.runtime import RunExtras
     from providers import Provider
     from sessions import SqliteSessionStore
 
@@ -36,18 +44,11 @@ class SessionOptions:
     name: str = ""
     extensions: tuple[str, ...] = ()
     working_dir: Path | None = None
+    extras: RunExtras | None = None
 
 
 @click.command("session")
-@click.option(
-    "--resume",
-    "resume",
-    is_flag=False,
-    flag_value="",
-    default=None,
-    metavar="[ID]",
-    help="Continue a stored session (the latest one in this directory without ID).",
-)
+@resume_options
 @click.option("-n", "--name", default="", help="Name of the new session.")
 @click.option(
     "--mode",
@@ -55,8 +56,10 @@ class SessionOptions:
     help="Tool permission mode (approve and smart_approve ask before running tools).",
 )
 @model_options
+@agent_options
 def session_command(
-    resume: str | None,
+    continue_latest: bool,
+    resume_id: str | None,
     name: str,
     provider: str | None,
     model: str | None,
@@ -65,8 +68,14 @@ def session_command(
     mode: str | None,
     extensions: tuple[str, ...],
     working_dir: Path | None,
+    append_system_prompt: str | None,
+    instructions_file: Path | None,
+    allowed_tools: tuple[str, ...],
+    disallowed_tools: tuple[str, ...],
+    mcp_configs: tuple[Path, ...],
 ) -> None:
     """Chat with the agent interactively."""
+    resume = resume_request(continue_latest, resume_id)
     if resume is not None and name:
         raise click.UsageError("--name names a new session; drop it when resuming")
     if not sys.stdin.isatty():
@@ -86,6 +95,9 @@ def session_command(
         name=name,
         extensions=extensions,
         working_dir=working_dir,
+        extras=run_extras(
+            append_system_prompt, instructions_file, allowed_tools, disallowed_tools, mcp_configs
+        ),
     )
     from agent.cli.logs import setup_logging
 
@@ -136,6 +148,7 @@ async def run_session(
             with_extensions=options.extensions,
             on_extension_event=lambda e: early.info(f"extension {e.extension}: {e.message}"),
             provider=provider,
+            extras=options.extras,
         )
     except (ConfigError, ValueError) as exc:
         early.error(str(exc))

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
@@ -86,7 +86,34 @@ def _as_json(session: Session) -> dict[str, Any]:
     }
 
 
-@click.group("sessions")
+class AliasedGroup(click.Group):
+    """A group that also answers to the short names people type (`ls`, `delete`, ...)."""
+
+    ALIASES: ClassVar[dict[str, str]] = {
+        "ls": "list",
+        "delete": "rm",
+        "remove": "rm",
+        "mv": "rename",
+        "cat": "show",
+    }
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, self.ALIASES.get(cmd_name, cmd_name))
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and self.get_command(ctx, name) is None and not name.startswith("-"):
+            from agent.cli.errors import did_you_mean
+
+            known = [*self.list_commands(ctx), *self.ALIASES]
+            raise click.UsageError(f"no such command {name!r}{did_you_mean(name, known)}", ctx)
+        found, command, rest = super().resolve_command(ctx, args)
+        return (command.name if command else found), command, rest
+
+
+@click.group("sessions", cls=AliasedGroup)
 def sessions_group() -> None:
     """List, show, rename, remove, export and import stored sessions."""
 
