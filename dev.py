@@ -165,7 +165,7 @@ def main(argv: list[str]) -> int:
     prompt = " ".join(rest) or DEFAULT_PROMPT
     gosling = str(BIN / "gosling")
     check = subprocess.run([gosling, "config", "provider"], capture_output=True, text=True)
-    if check.returncode == 1:
+    if check.returncode != 0:
         code = _offline_demo(gosling, check.stderr)
     else:
         code = _run([gosling, "run", "-t", prompt])

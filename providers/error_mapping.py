@@ -132,9 +132,12 @@ def translate_exception(
     provider: str,
     extra_overflow_patterns: Iterable[str] = (),
     auth_hint: str | None = None,
+    base_url: str | None = None,
 ) -> ProviderError | None:
     """The gosling error for an exception raised by an SDK call or its stream; None when
-    the exception is not a transport or API failure (a bug should surface as itself)."""
+    the exception is not a transport or API failure (a bug should surface as itself).
+    Connection failures and timeouts name `base_url`, the first thing to check."""
+    where = f" {base_url}" if base_url else ""
     import httpx2
 
     if isinstance(exc, ProviderError):
@@ -151,11 +154,15 @@ def translate_exception(
             auth_hint=auth_hint,
         )
     if isinstance(exc, sdk.APITimeoutError):
-        return ServerError("the request timed out", provider=provider)
+        return ServerError(f"the request to{where} timed out", provider=provider)
     if isinstance(exc, sdk.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
-        detail = f": {cause}" if cause else ""
-        return ServerError(f"connection failed{detail}", provider=provider)
+        detail = f" ({cause})" if cause else ""
+        return ServerError(
+            f"cannot connect to{where or ' the server'}{detail}; check that the server is "
+            "running and the base URL (--base-url, or the provider's *_BASE_URL variable)",
+            provider=provider,
+        )
     if isinstance(exc, sdk.APIError):
         return classify_error(
             provider=provider,
@@ -166,7 +173,7 @@ def translate_exception(
             auth_hint=auth_hint,
         )
     if isinstance(exc, httpx2.TimeoutException):
-        return ServerError("the request timed out", provider=provider)
+        return ServerError(f"the request to{where} timed out", provider=provider)
     if isinstance(exc, httpx2.TransportError | httpx2.StreamError):
         return ServerError(f"the connection broke: {exc}", provider=provider)
     if isinstance(exc, json.JSONDecodeError):

@@ -126,7 +126,7 @@ def _require_key(info: ProviderInfo, given: str | None, env: Mapping[str, str]) 
     key = given or _env_value(env, info.api_key_env)
     if key is None and info.api_key_required and info.api_key_env:
         raise MissingApiKey(
-            f"no API key: set {info.api_key_env} (or pass an api_key)",
+            f"no API key: set {info.api_key_env} in the environment",
             provider=info.name,
             env_var=info.api_key_env,
         )

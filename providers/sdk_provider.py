@@ -256,6 +256,7 @@ class SdkProvider(Provider):
             provider=self.name,
             extra_overflow_patterns=self.extra_overflow_patterns,
             auth_hint=self.auth_hint,
+            base_url=self.base_url,
         )
         if error is None or error is exc:
             raise exc

@@ -24,13 +24,14 @@ def config_group() -> None:
 )
 def show(as_json: bool, working_dir: Path | None) -> None:
     """Print every setting, its value and where it came from."""
+    from agent.cli.errors import ConfigProblem
     from agent.config import ConfigError, load_settings
     from prompts.locations import user_dirs
 
     try:
         loaded = load_settings(working_dir)
     except ConfigError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise ConfigProblem(str(exc)) from exc
     values = loaded.settings.model_dump(mode="json")
     if as_json:
         payload = {k: {"value": v, "source": loaded.sources[k]} for k, v in values.items()}
@@ -64,10 +65,11 @@ def path() -> None:
 def provider(working_dir: Path | None) -> None:
     """Print the provider, model and context window a run here would use, and why.
 
-    Exits 1, with the ways to get one, when no provider is configured or found.
+    Exits 2, with the ways to get one, when no provider is configured or found.
     """
     import os
 
+    from agent.cli.errors import ConfigProblem
     from agent.config import ConfigError, load_settings
     from agent.provider_choice import choose_provider, describe_choice
     from providers import ProviderError
@@ -76,10 +78,10 @@ def provider(working_dir: Path | None) -> None:
         settings = load_settings(working_dir).settings
         chosen = choose_provider(settings)
     except ConfigError as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise ConfigProblem(str(exc)) from exc
     except ProviderError as exc:
         click.echo(str(exc), err=True)
-        raise SystemExit(1) from exc
+        raise SystemExit(2) from exc
     config = chosen.model_config
     click.echo(f"provider        {chosen.name}  [{describe_choice(settings, chosen, os.environ)}]")
     click.echo(f"model           {config.model}")

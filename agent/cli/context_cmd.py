@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
     from providers import Provider
 
 STRATEGY_CHOICES = ("none", "summarize", "mask", "hybrid", "all")
-PLOT_INSTALL_HINT = "pip install 'gosling-agent[plot]'"
+PLOT_INSTALL_HINT = f"{sys.executable} -m pip install matplotlib"
+"""Installs into the environment gosling runs from (a checkout's .venv or a tool env)."""
 
 
 @click.group("context")
@@ -162,14 +164,21 @@ def _strategy(name: str) -> ReplayStrategy:
 
 def _model_summarizer() -> Provider:
     """The configured provider (flags, env, config), as `gosling run` would pick it."""
+    from agent.cli.errors import ConfigProblem
     from agent.config import ConfigError, load_settings
-    from agent.provider_choice import choose_provider
+    from agent.provider_choice import NoProviderFound, choose_provider
     from providers import ProviderError
 
     try:
         return choose_provider(load_settings().settings)
+    except NoProviderFound as exc:
+        raise ConfigProblem(
+            "--summarizer model needs a model provider: set ANTHROPIC_API_KEY or "
+            "OPENAI_API_KEY, or choose one with GOSLING_PROVIDER and GOSLING_MODEL (or "
+            "`provider` and `model` in config.toml); `--summarizer stub` needs none"
+        ) from exc
     except (ConfigError, ProviderError) as exc:
-        raise click.ClickException(f"--summarizer model: {exc}") from exc
+        raise ConfigProblem(f"--summarizer model: {exc}") from exc
 
 
 def _require_matplotlib() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import Any
 
 import click
 
@@ -76,6 +77,21 @@ class LazyGroup(click.Group):
             return command
         return super().get_command(ctx, cmd_name)
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Click's main with gosling's error style (see `agent.cli.errors`)."""
+        from agent.cli.errors import format_error
+
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except click.ClickException as exc:
+            click.echo(format_error(exc), err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("error: aborted", err=True)
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][2]) for name in sorted(COMMANDS)]
         if rows:
@@ -102,15 +118,4 @@ def cli(ctx: click.Context) -> None:
 
 
 def main() -> None:
-    """Run the CLI with gosling's error style (see `agent.cli.errors`)."""
-    from agent.cli.errors import format_error
-
-    try:
-        code = cli.main(prog_name="gosling", standalone_mode=False)
-    except click.ClickException as exc:
-        click.echo(format_error(exc), err=True)
-        sys.exit(exc.exit_code)
-    except click.Abort:
-        click.echo("error: aborted", err=True)
-        sys.exit(130)
-    sys.exit(code if isinstance(code, int) else 0)
+    cli(prog_name="gosling")

@@ -191,11 +191,11 @@ async def _run(request: RunRequest) -> int:
     from agent.cli.session_cmd import resume_target
     from agent.cli.spinner import Spinner
     from agent.config import ConfigError
-    from agent.provider_choice import model_prices
+    from agent.provider_choice import NoProviderFound, model_prices
     from agent.runtime import build_runtime
     from agent.tools.extension_config import ExtensionConfigError
     from providers import ProviderError
-    from providers.errors import ProviderConfigError
+    from providers.errors import MissingApiKey, ProviderConfigError
     from providers.pricing import cost_usd
     from sessions import SessionStoreError
 
@@ -214,7 +214,14 @@ async def _run(request: RunRequest) -> int:
             on_extension_event=extension_event,
             extras=request.extras,
         )
-    except (ConfigError, ValueError, ProviderConfigError, ExtensionConfigError) as exc:
+    except (
+        ConfigError,
+        ValueError,
+        ProviderConfigError,
+        MissingApiKey,
+        NoProviderFound,
+        ExtensionConfigError,
+    ) as exc:
         click.echo(error_line(str(exc)), err=True)
         return EXIT_USAGE
     except (ProviderError, SessionStoreError) as exc:

@@ -104,5 +104,5 @@ def test_config_show_prints_values_and_sources(
 def test_config_show_reports_a_broken_file(tmp_path: Path) -> None:
     write_user_config("mode = [\n")
     result = CliRunner().invoke(cli, ["config", "show", "--dir", str(tmp_path)])
-    assert result.exit_code == 1
-    assert "malformed TOML" in result.output
+    assert result.exit_code == 2
+    assert "error:" in result.output and "malformed TOML" in result.output

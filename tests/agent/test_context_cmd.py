@@ -87,7 +87,7 @@ def test_plot_without_matplotlib_says_how_to_install_it(
     target = tmp_path / "plot.png"
     result = replay(str(run_file), "--plot", str(target))
     assert result.exit_code == 1
-    assert "pip install 'gosling-agent[plot]'" in result.output
+    assert "-m pip install matplotlib" in result.output
     assert not target.exists()
 
 
@@ -104,7 +104,7 @@ def test_a_file_that_is_no_transcript_is_a_clear_error(tmp_path: Path) -> None:
     path.write_text("just some notes\n", encoding="utf-8")
     result = replay(str(path))
     assert result.exit_code == 1
-    assert "Error:" in result.output and "notes.txt" in result.output
+    assert "error:" in result.output and "notes.txt" in result.output
 
 
 def test_a_run_that_does_not_exist_is_a_clear_error(tmp_path: Path) -> None:
@@ -119,8 +119,9 @@ def test_model_summarizer_without_a_provider_says_what_to_configure(
 ) -> None:
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")  # nothing listens there
     result = replay(str(run_file), "--summarizer", "model")
-    assert result.exit_code == 1
-    assert "--summarizer model: No model provider found" in result.output
+    assert result.exit_code == 2
+    assert "--summarizer model needs a model provider" in result.output
+    assert "GOSLING_PROVIDER" in result.output and "--provider" not in result.output
 
 
 def test_the_command_is_listed_in_help() -> None:

@@ -44,7 +44,7 @@ def test_context_demo_replays_the_bundled_session_without_a_model(tmp_path: Path
 def test_config_provider_names_the_choice_or_the_local_routes(tmp_path: Path) -> None:
     env = _no_provider_env()
     missing = gosling(["config", "provider"], tmp_path, env=env)
-    assert missing.returncode == 1
+    assert missing.returncode == 2
     assert "ollama pull" in missing.stderr
     assert "gosling run --provider ollama --model" in missing.stderr
     assert "llama-server" in missing.stderr and "lms server start" in missing.stderr

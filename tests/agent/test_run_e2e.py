@@ -281,7 +281,7 @@ def test_usage_errors_exit_2(repo: Path) -> None:
         repo,
         env={**gosling_env(), "ANTHROPIC_API_KEY": ""},
     )
-    assert missing.returncode == 1 and "ANTHROPIC_API_KEY" in missing.stderr
+    assert missing.returncode == 2 and "ANTHROPIC_API_KEY" in missing.stderr
 
 
 def test_no_provider_lists_the_three_ways(repo: Path) -> None:
@@ -291,7 +291,7 @@ def test_no_provider_lists_the_three_ways(repo: Path) -> None:
         if not k.endswith("_API_KEY")
     }
     result = gosling(["run", "-t", "x"], repo, env=env)
-    assert result.returncode == 1
+    assert result.returncode == 2
     for hint in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "Ollama"):
         assert hint in result.stderr
 
