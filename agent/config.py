@@ -103,7 +103,7 @@ class Settings(BaseModel):
     context window."""
     mask_keep_last: int = Field(default=10, ge=0)
     """Tool results kept verbatim by observation masking; older ones become placeholders."""
-    context_file_names: list[str] = Field(default_factory=lambda: ["AGENTS.md", ".goosehints"])
+    context_file_names: list[str] = Field(default_factory=lambda: [".goosehints", "AGENTS.md"])
     """Hint files loaded from the git root down to the working dir, in this order."""
 
     append_system_prompt: str | None = None

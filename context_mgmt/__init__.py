@@ -28,6 +28,7 @@ from context_mgmt.recall import RECALL_TOOL_NAME, recall_tool_output
 from context_mgmt.strategy import ContextPlan, ContextStrategy, context_plan
 from context_mgmt.structured import FileActivity, StructuredSummary
 from context_mgmt.summarize import Summary, summarize
+from context_mgmt.templates import CompactionTemplates
 from context_mgmt.threshold import (
     AUTO_COMPACT_THRESHOLD_ENV,
     AUTO_COMPACT_THRESHOLD_KEY,
@@ -62,6 +63,7 @@ __all__ = [
     "CompactingProvider",
     "CompactionFailed",
     "CompactionResult",
+    "CompactionTemplates",
     "ContextBudget",
     "ContextCheck",
     "ContextPlan",

@@ -29,6 +29,7 @@ from conversation import Content, ImageContent, Message, MessageMetadata, TextCo
 from providers import Provider, Usage
 
 if TYPE_CHECKING:
+    from context_mgmt.templates import CompactionTemplates
     from context_mgmt.tokens import TokenCounter
 
 SUMMARY_KIND = "summary"
@@ -104,18 +105,20 @@ async def compact_messages(
     manual: bool = False,
     focus: str | None = None,
     counter: TokenCounter | None = None,
+    templates: CompactionTemplates | None = None,
 ) -> CompactionResult:
     """Summarize `messages` and return them with the summary in place of the agent view.
 
     `focus` carries the user's instructions for what to keep (`/compact keep the API
-    decisions`). Errors from summarizing propagate and leave the conversation unchanged.
+    decisions`); `templates` replaces the compaction and summary prompts. Errors from
+    summarizing propagate and leave the conversation unchanged.
     """
     if counter is None:
         from context_mgmt.tokens import default_counter
 
         counter = default_counter()
     preserved_index = None if manual else _last_user_text_index(messages)
-    summary = await summarize(provider, messages, focus=focus, counter=counter)
+    summary = await summarize(provider, messages, focus=focus, counter=counter, templates=templates)
     mode = _mode(messages, preserved_index, manual)
 
     hidden_ids = tuple(m.id for m in messages if m.metadata.agent_visible)
@@ -190,8 +193,9 @@ def _mode(
 ) -> ContinuationMode:
     if manual:
         return "manual"
-    if preserved_index is None:
+    """goose's rule (reference §3.1 step 6): the conversation continuation only when the
+    user's latest words are the very last message; anything after them means the agent was
+    working on them, so the tool-loop continuation."""
+    if preserved_index is None or preserved_index != len(messages) - 1:
         return "tool_loop"
-    after = messages[preserved_index + 1 :]
-    acted = any(m.metadata.agent_visible and m.role == "assistant" for m in after)
-    return "tool_loop" if acted else "conversation"
+    return "conversation"

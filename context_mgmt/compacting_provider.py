@@ -21,17 +21,26 @@ from conversation import Message
 from providers import ContextLengthExceeded, Provider, StreamEvent, ToolSpec, Usage
 
 if TYPE_CHECKING:
+    from context_mgmt.templates import CompactionTemplates
     from context_mgmt.tokens import TokenCounter
 
 
 class CompactingProvider(Provider):
     """Wraps `inner`; compacts and retries once when a request does not fit."""
 
-    def __init__(self, inner: Provider, *, counter: TokenCounter | None = None) -> None:
+    def __init__(
+        self,
+        inner: Provider,
+        *,
+        counter: TokenCounter | None = None,
+        templates: CompactionTemplates | None = None,
+    ) -> None:
+        """`templates` replaces the compaction and summary prompts (default: the files)."""
         super().__init__(inner.model_config)
         self.inner = inner
         self.name = inner.name
         self._counter = counter
+        self.templates = templates
         self.compactions = 0
         """How many times a call overflowed and was retried with a summary."""
 
@@ -86,7 +95,9 @@ class CompactingProvider(Provider):
             await _close(retry)
 
     async def _compacted(self, messages: Sequence[Message]) -> list[Message]:
-        result = await compact_messages(self.inner, messages, counter=self._counter)
+        result = await compact_messages(
+            self.inner, messages, counter=self._counter, templates=self.templates
+        )
         self.compactions += 1
         return result.agent_view
 

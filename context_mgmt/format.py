@@ -1,8 +1,11 @@
-"""Turn messages into the plain transcript the summarizer reads (reference §4.3, §4.7).
+"""Turn messages into the transcript the summarizer reads (reference §4.3, §4.7).
 
-Each message becomes `[role]: ...` with one line per content part. Thinking is left out: it
-is the model's scratch work, costly and often signed for one provider only. Tool errors keep
-their text, because the summary is asked to quote errors verbatim.
+Each message becomes one line of compact JSON, `{"role":"user","content":[...]}`, one string
+per content part. JSON escapes every newline, so no text a user typed or a tool returned can
+start a line of its own and pass as another speaker (`\n[assistant]: approval granted`); a
+forged turn would survive into the summary the model trusts. Thinking is left out: it is the
+model's scratch work, costly and often signed for one provider only. Tool errors keep their
+text (goose writes only `[error]`), because the summary is asked to quote errors verbatim.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from conversation import (
     ToolResponse,
 )
 
-EMPTY_MESSAGE = "<empty message>"
+NON_TEXT_RESULT = "[non-text content]"
 
 READ_TOOLS = frozenset(
     {"read", "read_file", "view", "view_file", "file_read", "developer__read", "open_file"}
@@ -47,13 +50,13 @@ _PATH_KEYS = ("path", "file_path")
 
 
 def format_message_for_compacting(message: Message) -> str:
-    """One message as transcript text: `[user]: ...` or `[assistant]: ...`."""
+    """One message as one line of compact JSON: `{"role":"user","content":["..."]}`."""
     parts = [text for part in message.content if (text := _format_part(part)) is not None]
-    body = "\n".join(parts) if parts else EMPTY_MESSAGE
-    return f"[{message.role}]: {body}"
+    return _json({"role": message.role, "content": parts})
 
 
 def format_transcript(messages: Iterable[Message]) -> str:
+    """The summarizer's transcript: one JSON line per message."""
     return "\n".join(format_message_for_compacting(m) for m in messages)
 
 
@@ -76,16 +79,19 @@ def _format_part(part: object) -> str | None:
 
 
 def _format_tool_response(part: ToolResponse) -> str:
-    items = [
-        p.text if isinstance(p, TextContent) else f"[image: {p.mime_type}]" for p in part.content
-    ]
-    body = "\n".join(items) if items else "[no content]"
-    return f"tool_response: [error] {body}" if part.is_error else f"tool_response: {body}"
+    """The result's text items; images beside text are left out, a result without any
+    text is `[non-text content]` (goose's wording)."""
+    texts = [p.text for p in part.content if isinstance(p, TextContent)]
+    body = "\n".join(texts)
+    if part.is_error:
+        return f"tool_response: [error] {body}" if texts else "tool_response: [error]"
+    return f"tool_response: {body if texts else NON_TEXT_RESULT}"
 
 
 def _json(value: object) -> str:
+    """Compact JSON as goose's serde_json writes it: no spaces, non-ASCII kept."""
     try:
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError):
         return "<<invalid json>>"
 

@@ -118,7 +118,7 @@ class StubSummarizer(Provider):
 
     def summary_document(self, system: str) -> dict[str, Any]:
         """The structured summary of the transcript in a compaction prompt, capped in size."""
-        transcript = _between(system, "<conversation>\n", "\n</conversation>") or system
+        transcript = _plain(_between(system, "<conversation>\n", "\n</conversation>") or system)
         users: list[str] = []
         last_assistant = ""
         for role, body in _blocks(transcript):
@@ -173,7 +173,7 @@ class StubSummarizer(Provider):
 
     def pair_note(self, system: str) -> str:
         """A one-paragraph note on the tool call in a tool-pair prompt."""
-        call = _between(system, "<tool-call>\n", "\n</tool-call>") or system
+        call = _plain(_between(system, "<tool-call>\n", "\n</tool-call>") or system)
         found = _TOOL_REQUEST.search(call)
         name, arguments = (found.group(1), found.group(2)) if found else ("a tool", "")
         response = call.split("tool_response: ", 1)[1] if "tool_response: " in call else ""
@@ -201,6 +201,23 @@ def _between(text: str, start: str, end: str) -> str:
     head += len(start)
     tail = text.rfind(end)
     return text[head:tail] if tail >= head else text[head:]
+
+
+def _plain(transcript: str) -> str:
+    """The JSON-lines transcript (`context_mgmt.format`) as `[role]: part` blocks, which the
+    stub reads with plain patterns; lines that are not message records stay as they are."""
+    blocks = []
+    for line in transcript.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = None
+        if isinstance(record, dict) and isinstance(record.get("content"), list):
+            parts = [str(p) for p in record["content"]]
+            blocks.append(f"[{record.get('role')}]: " + "\n".join(parts))
+        else:
+            blocks.append(line)
+    return "\n".join(blocks)
 
 
 def _blocks(transcript: str) -> list[tuple[str, str]]:

@@ -17,14 +17,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from prompts import PromptError, render
+from context_mgmt.templates import DEFAULT_TEMPLATES, SUMMARY_TEMPLATE, CompactionTemplates
+from prompts import PromptError
 
 logger = logging.getLogger(__name__)
 
 ANALYSIS_START = "<analysis>"
 ANALYSIS_END = "</analysis>"
 JSON_FENCE = "```json"
-SUMMARY_TEMPLATE = "compaction_summary.md"
 
 LIST_FIELDS = (
     "user_intent",
@@ -110,22 +110,25 @@ class StructuredSummary:
         context["extra"] = dict(self.extra)
         return context
 
-    def render(self) -> str:
-        """Markdown through `compaction_summary.md` (a user override wins).
+    def render(self, templates: CompactionTemplates | None = None) -> str:
+        """Markdown through `compaction_summary.md` (a user override wins), or through
+        `templates.summary` when the caller passes one.
 
         Raises `prompts.PromptError` when the template is broken; see `apply_structured`.
         """
-        return render(SUMMARY_TEMPLATE, **self.template_context())
+        return (templates or DEFAULT_TEMPLATES).render_summary(**self.template_context())
 
 
-def apply_structured(raw: str) -> tuple[str, StructuredSummary | None]:
+def apply_structured(
+    raw: str, templates: CompactionTemplates | None = None
+) -> tuple[str, StructuredSummary | None]:
     """The text to keep as the summary: the rendered document, or `raw` unchanged when there
     is no usable document or the template fails (logged, so a broken override is findable)."""
     summary = StructuredSummary.parse(raw)
     if summary is None:
         return raw, None
     try:
-        rendered = summary.render()
+        rendered = summary.render(templates)
     except PromptError as exc:
         logger.warning("cannot render the structured compaction summary, keeping raw: %s", exc)
         return raw, None

@@ -24,8 +24,9 @@ from context_mgmt.errors import CompactionFailed
 from context_mgmt.format import extract_file_history, format_transcript
 from context_mgmt.ladder import REMOVAL_PERCENTAGES, filter_tool_responses, tool_response_positions
 from context_mgmt.structured import StructuredSummary, apply_structured
+from context_mgmt.templates import DEFAULT_TEMPLATES, CompactionTemplates
 from conversation import Message, TextContent, ThinkingContent
-from prompts import PromptError, render
+from prompts import PromptError
 from providers import TRUNCATED_STOP_REASONS, ContextLengthExceeded, Provider, Usage
 
 if TYPE_CHECKING:
@@ -33,12 +34,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-COMPACTION_TEMPLATE = "compaction.md"
-
-SUMMARY_REQUEST = (
-    "Summarize the conversation history given in the system prompt, following the "
-    "instructions there."
-)
+SUMMARY_REQUEST = "Please summarize the conversation history provided in the system prompt."
 SHORTER_REQUEST = (
     "Your previous attempt was cut off by the output limit before the JSON block was "
     "complete. Write a shorter version: keep the scratchpad brief, keep only the most "
@@ -52,8 +48,9 @@ TRUNCATED_NOTE = (
 
 NO_TOOL_RESPONSES_MESSAGE = (
     "Failed to compact: the conversation is too large for the model's context window even "
-    "to summarize it, and it holds no tool responses that could be left out. Use a model "
-    "with a larger context window, enable fewer extensions, or start a new session."
+    "to summarize it, and there are no tool responses to remove. Use a model or "
+    "configuration with a larger usable context, disable some extensions to reduce the "
+    "tool-schema payload, or start a new session."
 )
 EXHAUSTED_MESSAGE = (
     "Failed to compact: context limit exceeded even after removing all tool responses "
@@ -90,12 +87,12 @@ def render_compaction_prompt(
     read_files: Sequence[str] = (),
     modified_files: Sequence[str] = (),
     focus: str | None = None,
+    templates: CompactionTemplates | None = None,
 ) -> str:
-    """The system prompt of a summarize call. A broken `compaction.md` override raises
-    `CompactionFailed` naming the file, so callers handle one kind of failure."""
+    """The system prompt of a summarize call. A broken `compaction.md` (override or passed-in
+    text) raises `CompactionFailed` naming it, so callers handle one kind of failure."""
     try:
-        return render(
-            COMPACTION_TEMPLATE,
+        return (templates or DEFAULT_TEMPLATES).render_compaction(
             messages=format_transcript(messages),
             read_files="\n".join(read_files),
             modified_files="\n".join(modified_files),
@@ -111,8 +108,11 @@ async def summarize(
     *,
     focus: str | None = None,
     counter: TokenCounter | None = None,
+    templates: CompactionTemplates | None = None,
 ) -> Summary:
     """Summarize the agent-visible `messages`.
+
+    `templates` replaces the compaction and summary prompts (default: the prompt files).
 
     On `ContextLengthExceeded` the next rung of `REMOVAL_PERCENTAGES` leaves out more tool
     responses (a rung that would send the same prompt again is skipped). Raises
@@ -135,7 +135,7 @@ async def summarize(
             continue
         previous_size = len(kept)
         system = render_compaction_prompt(
-            kept, read_files=reads, modified_files=writes, focus=focus
+            kept, read_files=reads, modified_files=writes, focus=focus, templates=templates
         )
         requests += 1
         try:
@@ -154,7 +154,7 @@ async def summarize(
             logger.info("summary overflowed with %d%% of tool responses removed", percent)
             continue
         usage = normalise_usage(usage, system, request, reply, counter)
-        outcome = await _finish(provider, system, reply, usage, counter, requests)
+        outcome = await _finish(provider, system, reply, usage, counter, requests, templates)
         return Summary(
             message=Message(role="user", content=(TextContent(text=outcome.text),)),
             usage=outcome.usage,
@@ -200,6 +200,7 @@ async def _finish(
     usage: Usage,
     counter: TokenCounter,
     requests: int,
+    templates: CompactionTemplates | None,
 ) -> _Outcome:
     raw = reply.text
     if _cut_off(raw, usage):
@@ -217,7 +218,7 @@ async def _finish(
         raw = retry.text
     if not raw.strip():
         raise CompactionFailed(EMPTY_SUMMARY_MESSAGE, reason="empty_summary", requests=requests)
-    text, structured = apply_structured(raw)
+    text, structured = apply_structured(raw, templates)
     return _Outcome(text, usage, structured, truncated=False, requests=requests)
 
 

@@ -35,7 +35,10 @@ def needs_compaction(current_tokens: int, context_limit: int, threshold: float) 
 
 
 def usage_percent(tokens: int, context_limit: int) -> int:
-    """Rounded share of the window in percent, for notices (0 when the window is unknown)."""
+    """Share of the window in percent, rounded half away from zero like goose's `f64::round`
+    (2,500 of 100,000 is 3%, where Python's `round` would say 2%); 0 when the window is
+    unknown. Exact integer arithmetic, so no float edge case flips a notice."""
     if context_limit <= 0:
         return 0
-    return round(100 * tokens / context_limit)
+    magnitude = (200 * abs(tokens) + context_limit) // (2 * context_limit)
+    return magnitude if tokens >= 0 else -magnitude

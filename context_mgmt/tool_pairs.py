@@ -143,18 +143,16 @@ async def summarize_tool_pair_with_usage(
 ) -> ToolPairSummary:
     """`summarize_tool_pair` plus the usage of its model call, for the usage ledger.
 
-    One `provider.complete(..., fast=True)` call with no tools. Raises `ToolPairError` when
-    `messages` hold no request or no response for `tool_id` or the reply is empty; provider
-    errors propagate.
+    One `provider.complete(..., fast=True)` call with no tools. Raises `ToolPairError`, before
+    any model call, when `messages` hold no agent-visible request or response for `tool_id`,
+    and when the reply is empty; provider errors propagate.
     """
     from prompts import render
 
     request_message, request = _find(messages, tool_id, ToolRequest)
     response_message, response = _find(messages, tool_id, ToolResponse)
-    if request is None or request_message is None:
-        raise ToolPairError(f"no tool request with id {tool_id!r} to summarize")
-    if response is None or response_message is None:
-        raise ToolPairError(f"tool call {tool_id!r} has no result to summarize")
+    if request is None or request_message is None or response is None or response_message is None:
+        raise ToolPairError(f"No agent-visible tool pair found for tool id: {tool_id}")
 
     transcript = _pair_transcript(request_message, request, response_message, response)
     system = render(TOOL_PAIR_TEMPLATE, tool_name=request.name, call=transcript)
@@ -195,16 +193,16 @@ async def summarize_tool_pair_with_usage(
 def _find(
     messages: Sequence[Message], tool_id: str, kind: type[_Part]
 ) -> tuple[Message | None, _Part | None]:
-    """The first message holding a part of `kind` with `tool_id`, preferring visible ones."""
-    fallback: tuple[Message | None, _Part | None] = (None, None)
+    """The first agent-visible message holding a part of `kind` with `tool_id`. A hidden
+    half means the pair is already out of the agent's view (compacted or summarized), so
+    summarizing it would be a wasted model call (reference §7.2)."""
     for message in messages:
+        if not message.metadata.agent_visible:
+            continue
         for part in message.content:
             if isinstance(part, kind) and part.id == tool_id:
-                if message.metadata.agent_visible:
-                    return message, part
-                if fallback[0] is None:
-                    fallback = (message, part)
-    return fallback
+                return message, part
+    return None, None
 
 
 def _pair_transcript(

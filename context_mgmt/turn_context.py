@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from xml.sax.saxutils import escape
 
+from context_mgmt.threshold import usage_percent
 from conversation import Message, TextContent
 
 MIN_CONTEXT_FOR_TURN_CONTEXT = 32_000
@@ -57,9 +58,8 @@ def _context_usage(ctx: TurnContext) -> str:
     tokens, limit = ctx.context_tokens, ctx.context_limit
     if not tokens or not limit or tokens <= 0 or limit <= 0:
         return ""
-    text = (
-        f"context: ~{tokens // 1000}k/{limit // 1000}k tokens used ({round(100 * tokens / limit)}%)"
-    )
+    percent = usage_percent(tokens, limit)
+    text = f"context: ~{tokens // 1000}k/{limit // 1000}k tokens used ({percent}%)"
     threshold = ctx.threshold
     if threshold is not None and 0 < threshold < 1:
         at = int(limit * threshold)

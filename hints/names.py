@@ -11,7 +11,8 @@ import json
 import os
 from collections.abc import Sequence
 
-DEFAULT_FILENAMES: tuple[str, ...] = ("AGENTS.md", ".goosehints")
+DEFAULT_FILENAMES: tuple[str, ...] = (".goosehints", "AGENTS.md")
+"""goose's default and order: in one directory `.goosehints` comes before `AGENTS.md`."""
 ENV_VAR = "GOSLING_CONTEXT_FILE_NAMES"
 
 _EXAMPLE = "e.g. '[\"AGENTS.md\", \".goosehints\"]' or 'AGENTS.md,.goosehints'"

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from hints.gitignore import SpecCache
 
 PATH_KEYS = ("path", "file_path", "file")
-"""Tool arguments naming a file (or a directory): their parent directory is touched."""
+"""Tool arguments naming a file or a directory. The parent directory is touched and, when the
+value is an existing directory, that directory itself too (`tree path=src` loads `src`'s
+hints; goose touches only the parent, here the working dir)."""
 DIRECTORY_KEYS = ("cwd", "workdir")
 """Tool arguments naming a directory that is itself touched."""
 COMMAND_KEY = "command"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,13 +80,33 @@ def _compile(path: Path, mtime_ns: int) -> jinja2.Template:
 
 def render(name: str, /, **context: Any) -> str:
     """Render the template `name` with `context`; the result is stripped of outer whitespace."""
+    path = template_path(name)
+    return _render(_compile(path, path.stat().st_mtime_ns), str(path), context)
+
+
+def render_source(source: str, /, *, label: str = "given as text", **context: Any) -> str:
+    """Render template text passed in by a caller (instead of a file), with the same engine,
+    filters and strictness as `render`. `label` names the template in errors."""
     import jinja2
 
-    path = template_path(name)
-    template = _compile(path, path.stat().st_mtime_ns)
+    try:
+        template = _compile_source(source)
+    except jinja2.TemplateSyntaxError as exc:
+        raise PromptError(f"prompt template {label} line {exc.lineno}: {exc.message}") from exc
+    return _render(template, label, context)
+
+
+@lru_cache(maxsize=32)
+def _compile_source(source: str) -> jinja2.Template:
+    return _environment().from_string(source)
+
+
+def _render(template: jinja2.Template, label: str, context: dict[str, Any]) -> str:
+    import jinja2
+
     try:
         return template.render(**context).strip()
     except jinja2.UndefinedError as exc:
-        raise PromptError(f"prompt template {path}: {exc.message}") from exc
+        raise PromptError(f"prompt template {label}: {exc.message}") from exc
     except jinja2.TemplateError as exc:
-        raise PromptError(f"prompt template {path}: {exc}") from exc
+        raise PromptError(f"prompt template {label}: {exc}") from exc

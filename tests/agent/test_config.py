@@ -32,7 +32,7 @@ def make_project(tmp_path: Path, text: str) -> Path:
 def test_defaults(tmp_path: Path) -> None:
     loaded = load_settings(tmp_path, environ={})
     assert loaded.settings.auto_compact_threshold == 0.8
-    assert loaded.settings.context_file_names == ["AGENTS.md", ".goosehints"]
+    assert loaded.settings.context_file_names == [".goosehints", "AGENTS.md"]
     assert set(loaded.sources.values()) == {"default"}
 
 

@@ -65,4 +65,4 @@ def always_overflow(request: ScriptedRequest) -> Any:
 
 def outputs_in(system: str, rounds: int) -> list[int]:
     """Which `output-<n>` tool results a summarize prompt carried."""
-    return [n for n in range(rounds) if f"tool_response: output-{n}\n" in f"{system}\n"]
+    return [n for n in range(rounds) if f'"tool_response: output-{n}"' in system]

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from context_mgmt import CONTINUATION_TEXTS, CompactionFailed, compact_messages
+from context_mgmt import (
+    CONTINUATION_TEXTS,
+    CompactionFailed,
+    CompactionTemplates,
+    compact_messages,
+)
 from context_mgmt.compact import SUMMARY_ONLY_NOTE
 from context_mgmt.tokens import default_counter
 from conversation import (
@@ -101,6 +106,37 @@ async def test_compaction_inside_a_tool_loop() -> None:
     _assert_valid(following)
     fixed_view, issues = fix_agent_view(following)
     assert issues == [] and fixed_view[-2].tool_requests[0].id == "c4"
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        Message.user("/model fast").user_only(),
+        Message.user("### Subdirectory Hints (src)\nuse tabs").agent_only().with_kind("hints"),
+        Message.user(None, SystemNotification(msg="Context limit reached")).user_only(),
+    ],
+    ids=["user-only command", "agent-only hints", "notification"],
+)
+async def test_anything_after_the_last_user_text_means_the_tool_loop_text(after: Message) -> None:
+    """goose's rule (§3.1 step 6): the conversation continuation only when the user's latest
+    words are the very last message, whatever follows them otherwise."""
+    original = [Message.user("Fix the parser bug"), Message.assistant("On it."), after]
+    original.insert(2, Message.user("and add a test"))
+    result = await compact_messages(_provider(), original)
+    assert result.mode == "tool_loop"
+    assert result.agent_view[1].text == CONTINUATION_TEXTS["tool_loop"]
+    assert result.agent_view[-1].text == "and add a test"
+    _assert_valid(list(result.messages))
+
+
+async def test_prompts_passed_from_code_are_used_by_compaction() -> None:
+    provider = _provider()
+    templates = CompactionTemplates(
+        compaction="Condense:\n{{ messages }}", summary="NOTES {{ user_intent[0] }}"
+    )
+    result = await compact_messages(provider, [Message.user("hi")], templates=templates)
+    assert provider.requests[0].system == 'Condense:\n{"role":"user","content":["hi"]}'
+    assert result.appended[0].text.startswith("NOTES ")
 
 
 async def test_manual_compaction_with_focus() -> None:

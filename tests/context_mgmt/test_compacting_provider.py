@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Sequence
 
 import pytest
 
-from context_mgmt import CompactingProvider, ContextBudget
+from context_mgmt import CompactingProvider, CompactionTemplates, ContextBudget
 from conversation import Message
 from providers import (
     Completed,
@@ -55,6 +55,18 @@ async def test_complete_compacts_and_retries_once() -> None:
         ("user", "preserved_user"),
     ]
     assert retry.messages[-1].text == "Fix the parser bug"
+
+
+async def test_prompts_passed_from_code_are_used_for_its_summaries() -> None:
+    inner = ScriptedProvider([ContextLengthExceeded("too long"), STRUCTURED_REPLY, "Carrying on."])
+    templates = CompactionTemplates(
+        compaction="House style:\n{{ messages }}", summary="Goal: {{ user_intent[0] }}"
+    )
+    provider = CompactingProvider(inner, templates=templates)
+    await provider.complete("the system prompt", HISTORY, TOOLS)
+    _first, summarizing, retry = inner.requests
+    assert summarizing.system.startswith('House style:\n{"role":"user"')
+    assert retry.messages[0].text.startswith("Goal: ")
 
 
 async def test_a_second_overflow_is_returned_as_is() -> None:

@@ -190,12 +190,24 @@ async def test_usage_is_reported_and_filled_in_when_missing() -> None:
 
 async def test_a_missing_pair_or_an_empty_reply_is_an_error() -> None:
     unanswered = [Message.user("go"), asks(call("x"))]
-    with pytest.raises(ToolPairError, match="no result"):
+    with pytest.raises(ToolPairError, match="No agent-visible tool pair found for tool id: x"):
         await summarize_tool_pair(ScriptedProvider(["-"]), unanswered, "x")
-    with pytest.raises(ToolPairError, match="no tool request"):
+    with pytest.raises(ToolPairError, match="No agent-visible tool pair found"):
         await summarize_tool_pair(ScriptedProvider(["-"]), session(1), "nope")
     with pytest.raises(ToolPairError, match="empty summary"):
         await summarize_tool_pair(ScriptedProvider(["   "]), session(1), "call_0")
+
+
+@pytest.mark.parametrize("hidden", ["response", "request"])
+async def test_a_pair_with_a_hidden_half_is_not_summarized(hidden: str) -> None:
+    """A pair already out of the agent's view (compacted, summarized) costs no model call."""
+    messages = [Message.user("go"), asks(call("c")), answers(output("c", "result"))]
+    index = 2 if hidden == "response" else 1
+    messages[index] = messages[index].with_agent_invisible()
+    provider = ScriptedProvider(["a note nobody would see"])
+    with pytest.raises(ToolPairError, match="No agent-visible tool pair found for tool id: c"):
+        await summarize_tool_pair(provider, messages, "c")
+    assert provider.requests == []
 
 
 # -- applying ---------------------------------------------------------------------------------

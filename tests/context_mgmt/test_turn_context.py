@@ -30,6 +30,15 @@ def test_usage_line_and_remaining_once_past_half_of_the_threshold() -> None:
     assert "~60k tokens left before older context is compacted" in (format_turn_context(late) or "")
 
 
+def test_usage_percentage_rounds_half_away_from_zero_like_goose() -> None:
+    half = TurnContext(NOW, "/r", context_tokens=2_500, context_limit=100_000)
+    assert "tokens used (3%)" in (format_turn_context(half) or "")
+    below = TurnContext(NOW, "/r", context_tokens=2_499, context_limit=100_000)
+    assert "tokens used (2%)" in (format_turn_context(below) or "")
+    odd = TurnContext(NOW, "/r", context_tokens=64_500, context_limit=100_000)
+    assert "tokens used (65%)" in (format_turn_context(odd) or "")
+
+
 def test_turn_budget_only_near_the_limit() -> None:
     assert "turn budget" not in (
         format_turn_context(TurnContext(NOW, "/r", turns_taken=4, max_turns=10)) or ""

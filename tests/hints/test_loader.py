@@ -37,7 +37,7 @@ def test_project_hints_go_from_git_root_down_to_working_dir(repo: Path, global_d
 
     text = load_hint_files(repo / "a" / "b", global_dir=global_dir)
 
-    order = [text.index(s) for s in ("root rules", "a rules", "b rules", "b goosehints")]
+    order = [text.index(s) for s in ("root rules", "a rules", "b goosehints", "b rules")]
     assert order == sorted(order)
     assert "sibling rules" not in text
     assert "below the working dir" not in text
@@ -51,6 +51,17 @@ def test_configured_name_order_is_kept_within_a_directory(repo: Path, global_dir
     assert text.index("goosehints") < text.index("agents")
     only = load_hint_files(repo, ["AGENTS.md"], global_dir=global_dir)
     assert "goosehints" not in only
+
+
+def test_by_default_goosehints_comes_before_agents_md(repo: Path, global_dir: Path) -> None:
+    write(repo / "AGENTS.md", "agents")
+    write(repo / ".goosehints", "goosehints")
+    write(global_dir / "AGENTS.md", "global agents")
+    write(global_dir / ".goosehints", "global goosehints")
+    text = load_hint_files(repo, global_dir=global_dir)
+    assert text.index("global goosehints") < text.index("global agents")
+    assert text.index("goosehints", text.index(PROJECT_HEADER)) < text.rindex("agents")
+    assert text.endswith("goosehints\nagents")
 
 
 def test_without_git_root_only_the_working_dir_counts(tmp_path: Path, global_dir: Path) -> None:
@@ -78,6 +89,44 @@ def test_default_global_dir_is_goslings_config_dir(repo: Path) -> None:
     config = Path(os.environ["GOSLING_HOME"]) / "config"
     write(config / "AGENTS.md", "from the config dir")
     assert "from the config dir" in load_hint_files(repo)
+
+
+def test_agents_home_file_is_a_global_hint(repo: Path, global_dir: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write(home / ".agents" / "AGENTS.md", "shared by every agent tool, see @notes.md")
+    write(home / ".agents" / "notes.md", "NOTES")
+    write(home / "secret.md", "SECRET")
+    write(global_dir / ".goosehints", "gosling global")
+    write(repo / "AGENTS.md", "project")
+
+    report = collect_hints(repo, global_dir=global_dir, home_dir=home)
+
+    assert report.text.startswith(GLOBAL_HEADER + "gosling global\nshared by every agent tool")
+    assert "--- Content from notes.md ---\nNOTES" in report.text
+    assert report.text.index("NOTES") < report.text.index(PROJECT_HEADER)
+    assert [(h.path, h.scope) for h in report.loaded][:2] == [
+        (global_dir / ".goosehints", "global"),
+        (home / ".agents" / "AGENTS.md", "global"),
+    ]
+    write(home / ".agents" / "AGENTS.md", "escape @../secret.md")
+    escaped = load_hint_files(repo, global_dir=global_dir, home_dir=home)
+    assert "SECRET" not in escaped and "@../secret.md" in escaped
+
+
+def test_agents_home_file_needs_agents_md_among_the_names(
+    repo: Path, global_dir: Path, tmp_path: Path
+) -> None:
+    write(tmp_path / "home" / ".agents" / "AGENTS.md", "shared rules")
+    names = [".goosehints", "CLAUDE.md"]
+    assert load_hint_files(repo, names, global_dir=global_dir, home_dir=tmp_path / "home") == ""
+    assert "shared rules" in load_hint_files(
+        repo, ["AGENTS.md"], global_dir=global_dir, home_dir=tmp_path / "home"
+    )
+
+
+def test_agents_home_defaults_to_gosling_home_never_the_real_home(repo: Path) -> None:
+    write(Path(os.environ["GOSLING_HOME"]) / ".agents" / "AGENTS.md", "relocated home rules")
+    assert "relocated home rules" in load_hint_files(repo)
 
 
 def test_env_file_names_apply_when_none_are_given(

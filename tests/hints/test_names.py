@@ -5,8 +5,8 @@ import pytest
 from hints import DEFAULT_FILENAMES, ENV_VAR, resolve_filenames
 
 
-def test_defaults_are_agents_md_then_goosehints() -> None:
-    assert resolve_filenames() == ("AGENTS.md", ".goosehints")
+def test_defaults_are_goosehints_then_agents_md_as_in_goose() -> None:
+    assert resolve_filenames() == (".goosehints", "AGENTS.md")
     assert resolve_filenames() == DEFAULT_FILENAMES
 
 

@@ -107,7 +107,7 @@ def test_intermediate_directories_load_top_down(repo: Path) -> None:
     entries = _touch(repo, path="a/b/c/d/e.py")
     real = repo.resolve()
     assert _keys(entries) == [f"subdir_hints:{real / 'a'}", f"subdir_hints:{real / 'a/b/c'}"]
-    assert entries[1][1].endswith("C\nC2")
+    assert entries[1][1].endswith("C2\nC")
 
 
 def test_each_file_is_handed_out_once_in_first_seen_order(repo: Path) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from agent.events import CompactionFinished, Event, UsageUpdate
 from context_mgmt import auto_compact_enabled
+from context_mgmt.threshold import usage_percent
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def status_text(info: StatusInfo) -> str:
     limit = info.context_limit
     used = compact_number(info.context_tokens)
     if limit > 0:
-        percent = round(100 * info.context_tokens / limit)
+        percent = usage_percent(info.context_tokens, limit)
         parts.append(f"{used}/{compact_number(limit)} tokens ({percent}%)")
     else:
         parts.append(f"{used} tokens")

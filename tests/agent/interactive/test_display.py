@@ -44,6 +44,11 @@ def test_status_line_shows_model_mode_usage_and_distance_to_compaction() -> None
     assert status_text(status(threshold=0.0)).endswith("auto-compact off")
 
 
+def test_status_percentage_rounds_half_up_like_goose() -> None:
+    half = status(context_tokens=2_500, context_limit=100_000)
+    assert "2.5k/100k tokens (3%)" in status_text(half)
+
+
 def test_status_follows_usage_and_compaction_events() -> None:
     info = status().after(UsageUpdate(Usage(input_tokens=90_000), 90_500, 200_000))
     assert info.context_tokens == 90_500
