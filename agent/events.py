@@ -56,6 +56,16 @@ class MessageAdded(Event):
     type: ClassVar[str] = "message"
     message: Message
 
+    def to_json(self) -> dict[str, Any]:
+        """Tool responses keep their id and error flag but not their output, which the
+        `tool_result` event with the same id already carried: no output is printed twice."""
+        payload = super().to_json()
+        for part in payload["message"]["content"]:
+            if part.get("type") == "tool_response":
+                part.pop("content", None)
+                part["output_in"] = "tool_result"
+        return payload
+
 
 @dataclass(frozen=True)
 class ToolCall(Event):

@@ -206,3 +206,24 @@ def test_session_list_and_sessions_ls_mean_sessions_list(repo: Path, server: Fak
         result = gosling(words, repo)
         assert result.returncode == 0, result.stderr
         assert "nightly" in result.stdout
+
+
+def test_stream_json_prints_each_tool_output_once(repo: Path, server: FakeLLMServer) -> None:
+    marker = "42-distinct"  # in the output only: the command computes it
+    server.add(tool("developer__shell", command="echo $((6*7))-distinct"), Turn(text="Said it."))
+    result = gosling(
+        run_args(server, "openai", "--output-format", "stream-json", "-t", "say it"), repo
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count(marker) == 1
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    (tool_result,) = [e for e in events if e["type"] == "tool_result"]
+    assert marker in tool_result["output"]
+    (answer,) = [
+        part
+        for e in events
+        if e["type"] == "message"
+        for part in e["message"]["content"]
+        if part["type"] == "tool_response"
+    ]
+    assert answer["id"] == tool_result["id"] and answer["output_in"] == "tool_result"
