@@ -14,7 +14,7 @@ from agent.agent import Agent
 from agent.config import ExtensionSettings, Settings, load_settings
 from agent.provider_choice import choose_provider
 from agent.tool_runner import Approver
-from agent.tools.developer import DeveloperSettings, developer_extension
+from agent.tools.developer import DeveloperSettings, ResultCaps, developer_extension
 from agent.tools.extension_config import ExtensionConfig, parse_extension_spec
 from agent.tools.manager import ExtensionEvent, ExtensionManager
 from agent.tools.mcp_json import load_mcp_json
@@ -103,9 +103,13 @@ async def build_runtime(
     settings = extras.apply(load_settings(working_dir, flags=flags).settings)
     provider = provider or choose_provider(settings)
     store = open_store() if use_store else None
-    tools = ExtensionManager(on_event=on_extension_event, log_dir=user_dirs().state / "logs")
+    developer = DeveloperSettings(shell_timeout_secs=settings.shell_timeout)
+    caps = ResultCaps.from_settings(developer)
+    tools = ExtensionManager(
+        on_event=on_extension_event, log_dir=user_dirs().state / "logs", result_limit=caps
+    )
     if settings.developer_extension:
-        tools.add(developer_extension(DeveloperSettings(shell_timeout_secs=settings.shell_timeout)))
+        tools.add(developer_extension(developer, spill_files=caps.spill_files))
     tools.add(context_extension())
     configs = [extension_config(e) for e in settings.extensions if e.enabled]
     configs += [parse_extension_spec(spec) for spec in with_extensions]

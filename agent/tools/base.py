@@ -111,6 +111,9 @@ class Tool(ABC):
     description: str
     input_schema: dict[str, Any]
     annotations: ToolAnnotations
+    caps_own_output: bool = False
+    """The tool keeps its results small by its own rules (the shell's tail and spill file,
+    `view`'s line ranges), so the general cap on tool results leaves them alone."""
 
     @abstractmethod
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -147,8 +150,10 @@ class FunctionTool(Tool):
         name: str | None = None,
         description: str | None = None,
         annotations: ToolAnnotations | None = None,
+        caps_own_output: bool = False,
     ) -> None:
         self.fn = fn
+        self.caps_own_output = caps_own_output
         self.name = name or fn.__name__
         if not TOOL_NAME_PATTERN.match(self.name):
             raise ValueError(f"tool name {self.name!r} must match {TOOL_NAME_PATTERN.pattern}")
@@ -177,12 +182,16 @@ def tool(
     read_only: bool = False,
     destructive: bool = False,
     open_world: bool = False,
+    caps_own_output: bool = False,
 ) -> Callable[[ToolFunction], FunctionTool]:
     """Decorator: turn a typed async function into a `FunctionTool`."""
 
     def wrap(fn: ToolFunction) -> FunctionTool:
         return FunctionTool(
-            fn, name=name, annotations=ToolAnnotations(read_only, destructive, open_world)
+            fn,
+            name=name,
+            annotations=ToolAnnotations(read_only, destructive, open_world),
+            caps_own_output=caps_own_output,
         )
 
     return wrap

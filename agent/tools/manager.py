@@ -3,6 +3,7 @@
 The model sees every tool as `<extension>__<tool>`. The manager maps those names back, turns
 an unknown name into an error result that lists what exists, and reports extensions that
 start, fail or stop as `ExtensionEvent`s for the user. It never raises from a tool call.
+Every result passes its `result_limit` (the size cap), so no tool can flood the session.
 """
 
 from __future__ import annotations
@@ -70,6 +71,19 @@ class ExtensionEvent:
 EventHandler = Callable[[ExtensionEvent], None]
 
 
+class ResultLimit(Protocol):
+    """The size cap every tool result passes before the agent sees it
+    (`agent.tools.developer.ResultCaps`)."""
+
+    def over(self, result: ToolResult) -> bool:
+        """Cheap check, on the event loop: would `apply` change `result`?"""
+        ...
+
+    def apply(self, result: ToolResult, label: str) -> ToolResult:
+        """`result` within the caps (blocking: it may write a spill file)."""
+        ...
+
+
 class ExtensionManager:
     """Holds the session's extensions; lists their tools and routes calls to them."""
 
@@ -79,8 +93,10 @@ class ExtensionManager:
         *,
         on_event: EventHandler | None = None,
         log_dir: Path | None = None,
+        result_limit: ResultLimit | None = None,
     ) -> None:
         self._extensions: dict[str, Extension] = {}
+        self._result_limit = result_limit
         self._gone: dict[str, str] = {}
         """Names of extensions that stopped mid-session -> why, to explain missing tools."""
         self._retired: list[Extension] = []
@@ -203,7 +219,11 @@ class ExtensionManager:
                     f"({self._gone[owner]}). Available tools: {available}"
                 )
             return ToolResult.error(f"Unknown tool {exposed!r}. Available tools: {available}")
-        return await item.call(arguments, ctx)
+        result = await item.call(arguments, ctx)
+        limit = self._result_limit
+        if limit is None or item.caps_own_output or not limit.over(result):
+            return result
+        return await asyncio.to_thread(limit.apply, result, exposed)
 
     async def respond(self, request: ToolRequest, ctx: ToolContext) -> ToolResponse:
         """Answer a model's tool request (a malformed request is answered with its error)."""

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent.tools.developer.files import file_tools
 from agent.tools.developer.process import is_provider_secret, shell_environment
+from agent.tools.developer.result_caps import ResultCaps
 from agent.tools.developer.shell import shell_tool
 from agent.tools.developer.todo import (
     TODO_KEY,
@@ -26,9 +29,17 @@ exact current text (view the file first) and undo_edit reverts the last change o
 Keep a task list with todo_write for work of more than a few steps."""
 
 
-def developer_extension(settings: DeveloperSettings | None = None) -> BuiltinExtension:
-    """A fresh developer extension (one per session: it remembers file versions for undo)."""
+def developer_extension(
+    settings: DeveloperSettings | None = None, *, spill_files: set[Path] | None = None
+) -> BuiltinExtension:
+    """A fresh developer extension (one per session: it remembers file versions for undo).
+
+    `spill_files` is shared with the `ResultCaps` of the session, so `view` can read what
+    the cap on tool results saved.
+    """
     state = DeveloperState(settings or DeveloperSettings())
+    if spill_files is not None:
+        state.spill_files = spill_files
     tools = [shell_tool(state), *file_tools(state), tree_tool(state), *todo_tools()]
     return BuiltinExtension(DEVELOPER, tools, INSTRUCTIONS)
 
@@ -38,6 +49,7 @@ __all__ = [
     "TODO_KEY",
     "DeveloperSettings",
     "DeveloperState",
+    "ResultCaps",
     "TodoItem",
     "developer_extension",
     "is_provider_secret",

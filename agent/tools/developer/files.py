@@ -3,21 +3,34 @@
 from __future__ import annotations
 
 import base64
+import io
+import os
 from pathlib import Path
+from stat import S_ISREG
 
 from agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool
 from agent.tools.developer.matching import (
     closest_lines,
+    find_unique,
     line_of,
+    many_matches_message,
     numbered,
-    occurrences,
     snippet_around,
 )
+from agent.tools.developer.safe_io import (
+    lstat_in,
+    open_regular,
+    read_if_regular,
+    read_regular,
+    unlink_regular,
+    write_regular,
+)
 from agent.tools.developer.workspace import (
+    BINARY_SNIFF_BYTES,
     DeveloperState,
+    digest,
     display_path,
-    ensure_text_file,
-    read_text,
+    looks_binary,
 )
 from conversation import ImageContent, TextContent
 
@@ -40,7 +53,7 @@ def count_lines(text: str) -> int:
 def file_tools(state: DeveloperState) -> list[Tool]:
     settings = state.settings
 
-    @tool(read_only=True)
+    @tool(read_only=True, caps_own_output=True)
     async def view(ctx: ToolContext, path: str, view_range: list[int] | None = None) -> ToolResult:
         """Show a text file with line numbers (or an image). Long files come in parts.
 
@@ -49,17 +62,24 @@ def file_tools(state: DeveloperState) -> list[Tool]:
             view_range: Optional [first, last] line numbers to show, 1-based and inclusive;
                 last may be -1 for the end of the file.
         """
-        target = state.resolve(path, ctx.working_dir, for_reading=True)
-        shown = display_path(target, ctx.working_dir)
-        mime = IMAGE_TYPES.get(target.suffix.lower())
-        if mime and target.is_file() and target.stat().st_size <= settings.max_image_bytes:
-            data = base64.b64encode(target.read_bytes()).decode("ascii")
-            return ToolResult(
-                (TextContent(text=f"{shown} ({mime})"), ImageContent(data=data, mime_type=mime))
-            )
-        ensure_text_file(target, shown)
         first, last = _parse_range(view_range)
-        return ToolResult.text(_render_lines(target, shown, first, last, state))
+
+        def work() -> ToolResult:
+            target, root, shown = _locate(state, path, ctx, for_reading=True)
+            mime = IMAGE_TYPES.get(target.suffix.lower())
+            status = lstat_in(target, root, shown) if mime else None
+            small = status is not None and status.st_size <= settings.max_image_bytes
+            if mime and small and status and S_ISREG(status.st_mode):
+                data = base64.b64encode(read_regular(target, root, shown)).decode("ascii")
+                return ToolResult(
+                    (
+                        TextContent(text=f"{shown} ({mime})"),
+                        ImageContent(data=data, mime_type=mime),
+                    )
+                )
+            return ToolResult.text(_render_lines(target, root, shown, first, last, state))
+
+        return await state.off_loop("view", work)
 
     @tool(destructive=True)
     async def write(ctx: ToolContext, path: str, content: str) -> str:
@@ -69,15 +89,18 @@ def file_tools(state: DeveloperState) -> list[Tool]:
             path: The file, relative to the working directory.
             content: The complete new content of the file.
         """
-        target = state.resolve(path, ctx.working_dir)
-        shown = display_path(target, ctx.working_dir)
-        if target.is_dir():
-            raise ToolError(f"{shown} is a directory; give a file path.")
-        existed = target.exists()
-        state.remember(target)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content.encode("utf-8"))
-        return f"{'Wrote' if existed else 'Created'} {shown} ({count_lines(content)} lines)"
+        data = content.encode("utf-8")
+
+        def work() -> str:
+            target, root, shown = _locate(state, path, ctx)
+            with state.lock:
+                previous = read_if_regular(target, root, shown)
+                write_regular(target, root, shown, data)
+                state.record(target, previous, data)
+            verb = "Created" if previous is None else "Wrote"
+            return f"{verb} {shown} ({count_lines(content)} lines)"
+
+        return await state.off_loop("write", work)
 
     @tool(destructive=True)
     async def edit(ctx: ToolContext, path: str, old: str, new: str) -> str:
@@ -89,60 +112,109 @@ def file_tools(state: DeveloperState) -> list[Tool]:
             old: The exact text to replace, as it is in the file.
             new: The text to put in its place.
         """
-        target = state.resolve(path, ctx.working_dir)
-        shown = display_path(target, ctx.working_dir)
-        text = read_text(target, shown)
-        if not old:
-            raise ToolError(
-                "old is empty; give the exact text to replace (use write for whole files)."
+
+        def work() -> str:
+            target, root, shown = _locate(state, path, ctx)
+            with state.lock:
+                data = read_regular(target, root, shown)
+                text = _decode_text(data, shown)
+                if not old:
+                    raise ToolError(
+                        "old is empty; give the exact text to replace (use write for whole files)."
+                    )
+                if old == new:
+                    raise ToolError("old and new are the same; nothing to change.")
+                replace, with_text = old, new
+                match = find_unique(text, replace)
+                if match.count == 0 and "\r\n" in text:
+                    replace, with_text = _crlf(old), _crlf(new)
+                    match = find_unique(text, replace)
+                if match.count == 0:
+                    raise ToolError(_no_match_message(text, replace, shown))
+                if match.count > 1:
+                    raise ToolError(many_matches_message(text, replace, match, shown))
+                start = match.offsets[0]
+                updated = text[:start] + with_text + text[start + len(replace) :]
+                encoded = updated.encode("utf-8")
+                write_regular(target, root, shown, encoded)
+                state.record(target, data, encoded)
+            first = line_of(updated, start)
+            after = snippet_around(updated, first, count_lines(with_text))
+            return (
+                f"Edited {shown}: replaced {count_lines(replace)} line(s) with "
+                f"{count_lines(with_text)} line(s). The changed part now reads:\n{after}"
             )
-        if old == new:
-            raise ToolError("old and new are the same; nothing to change.")
-        hits = occurrences(text, old)
-        if not hits and "\r\n" in text:
-            old, new = _crlf(old), _crlf(new)
-            hits = occurrences(text, old)
-        if not hits:
-            raise ToolError(_no_match_message(text, old, shown))
-        if len(hits) > 1:
-            raise ToolError(_many_matches_message(text, old, hits, shown))
-        state.remember(target)
-        start = hits[0]
-        updated = text[:start] + new + text[start + len(old) :]
-        target.write_bytes(updated.encode("utf-8"))
-        first = line_of(updated, start)
-        after = snippet_around(updated, first, count_lines(new))
-        return (
-            f"Edited {shown}: replaced {count_lines(old)} line(s) with {count_lines(new)} "
-            f"line(s). The changed part now reads:\n{after}"
-        )
+
+        return await state.off_loop("edit", work)
 
     @tool(destructive=True)
     async def undo_edit(ctx: ToolContext, path: str) -> str:
-        """Undo the last write or edit of a file made in this session.
+        """Undo the last write or edit of a file made in this session. Refused when the file
+        was changed since (by you through the shell, the user or another program).
 
         Args:
             path: The file, relative to the working directory.
         """
-        target = state.resolve(path, ctx.working_dir)
-        shown = display_path(target, ctx.working_dir)
-        versions = state.history.get(target)
-        if not versions:
-            raise ToolError(
-                f"No earlier version of {shown} to restore: "
-                "it was not written or edited in this session."
+
+        def work() -> str:
+            target, root, shown = _locate(state, path, ctx)
+            with state.lock:
+                versions = state.history.get(target)
+                if not versions:
+                    raise ToolError(
+                        f"No earlier version of {shown} to restore: "
+                        "it was not written or edited in this session."
+                    )
+                current = read_if_regular(target, root, shown)
+                if current is None or digest(current) != versions[-1].written:
+                    raise ToolError(
+                        f"Not undone: {shown} changed after gosling's last write or edit of it "
+                        f"({'it was deleted' if current is None else 'its content differs'}), "
+                        "and undoing would throw that change away. Nothing was restored; view "
+                        "the file and edit it instead."
+                    )
+                previous = versions.pop().previous
+                if previous is None:
+                    unlink_regular(target, root, shown)
+                    return f"Removed {shown}: it did not exist before the last write."
+                write_regular(target, root, shown, previous)
+            left = (
+                f"{len(versions)} earlier version(s) left"
+                if versions
+                else "no earlier versions left"
             )
-        previous = versions.pop()
-        if previous is None:
-            target.unlink(missing_ok=True)
-            return f"Removed {shown}: it did not exist before the last write."
-        target.write_bytes(previous)
-        left = (
-            f"{len(versions)} earlier version(s) left" if versions else "no earlier versions left"
-        )
-        return f"Restored {shown} to its content before the last change ({left})."
+            return f"Restored {shown} to its content before the last change ({left})."
+
+        return await state.off_loop("undo_edit", work)
 
     return [view, write, edit, undo_edit]
+
+
+def _locate(
+    state: DeveloperState, raw: str, ctx: ToolContext, *, for_reading: bool = False
+) -> tuple[Path, Path, str]:
+    """The resolved path, the working dir it is checked against, and how to show it."""
+    target = state.resolve(raw, ctx.working_dir, for_reading=for_reading)
+    return target, ctx.working_dir.resolve(), display_path(target, ctx.working_dir)
+
+
+def _decode_text(data: bytes, shown: str) -> str:
+    """The file as text (newlines kept as they are), refusing binary content."""
+    if looks_binary(data[:BINARY_SNIFF_BYTES]):
+        raise _binary(shown, len(data))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(
+            f"{shown} is not valid UTF-8 text; the file tools only edit text."
+        ) from None
+
+
+def _binary(shown: str, size: int) -> ToolError:
+    return ToolError(
+        f"{shown} looks like a binary file ({size:,} bytes); the file tools only read and "
+        "edit text. Use the shell (for example `file` or `xxd | head`) to inspect it."
+    )
 
 
 def _crlf(text: str) -> str:
@@ -162,14 +234,21 @@ def _parse_range(view_range: list[int] | None) -> tuple[int, int]:
     return first, last
 
 
-def _render_lines(target: Path, shown: str, first: int, last: int, state: DeveloperState) -> str:
+def _render_lines(
+    target: Path, root: Path, shown: str, first: int, last: int, state: DeveloperState
+) -> str:
     settings = state.settings
     kept: list[str] = []
     used = 0
     total = 0
     stopped_at: int | None = None
-    count_all = target.stat().st_size <= COUNT_LINES_UP_TO_BYTES
-    with target.open("r", encoding="utf-8", errors="replace", newline="") as handle:
+    with open_regular(target, root, shown) as raw_handle:
+        size = os.fstat(raw_handle.fileno()).st_size
+        if looks_binary(raw_handle.read(BINARY_SNIFF_BYTES)):
+            raise _binary(shown, size)
+        raw_handle.seek(0)
+        count_all = size <= COUNT_LINES_UP_TO_BYTES
+        handle = io.TextIOWrapper(raw_handle, encoding="utf-8", errors="replace", newline="")
         for total, raw in enumerate(handle, start=1):
             if total < first or (last != -1 and total > last) or stopped_at is not None:
                 if stopped_at is not None and not count_all:
@@ -186,6 +265,7 @@ def _render_lines(target: Path, shown: str, first: int, last: int, state: Develo
                 continue
             kept.append(line)
             used += len(line) + 1
+        handle.detach()
     if total == 0:
         return f"{shown} is empty."
     if first > total:
@@ -212,16 +292,3 @@ def _no_match_message(text: str, old: str, shown: str) -> str:
         first, lines, ratio = best
         message += f"\nThe most similar lines ({ratio:.0%} alike) are:\n{numbered(lines, first)}"
     return message
-
-
-def _many_matches_message(text: str, old: str, hits: list[int], shown: str) -> str:
-    lines = [line_of(text, h) for h in hits]
-    parts = [
-        f"old occurs {len(hits)} times in {shown} (at lines {', '.join(map(str, lines))}); "
-        "nothing was changed. Include more surrounding lines so that it matches exactly once."
-    ]
-    for line in lines[:2]:
-        parts.append(f"At line {line}:\n{snippet_around(text, line, count_lines(old), context=1)}")
-    if len(lines) > 2:
-        parts.append(f"…and {len(lines) - 2} more.")
-    return "\n".join(parts)

@@ -13,7 +13,7 @@ MAX_TIMEOUT_SECS = 3600.0
 def shell_tool(state: DeveloperState) -> Tool:
     settings = state.settings
 
-    @tool(destructive=True, open_world=True)
+    @tool(destructive=True, open_world=True, caps_own_output=True)
     async def shell(
         ctx: ToolContext, command: str, timeout_secs: float | None = None
     ) -> ToolResult:

@@ -8,12 +8,14 @@ call `tree` again on a subdirectory.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 import pathspec
 
 from agent.tools.base import Tool, ToolContext, ToolError, tool
+from agent.tools.developer.safe_io import kind_of, read_plain_file
 from agent.tools.developer.workspace import (
     BINARY_SNIFF_BYTES,
     DeveloperState,
@@ -23,6 +25,7 @@ from agent.tools.developer.workspace import (
 
 COUNT_LINES_UP_TO_BYTES = 2_000_000
 ALWAYS_SKIPPED = frozenset({".git"})
+GITIGNORE_MAX_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -36,11 +39,10 @@ class _Ignore:
 
 
 def _load_ignore(directory: Path) -> _Ignore | None:
-    gitignore = directory / ".gitignore"
-    try:
-        lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+    data = read_plain_file(directory / ".gitignore", GITIGNORE_MAX_BYTES)
+    if data is None:
         return None
+    lines = data.decode("utf-8", errors="replace").splitlines()
     return _Ignore(directory, pathspec.GitIgnoreSpec.from_lines(lines))
 
 
@@ -58,16 +60,18 @@ def _ignores_above(start: Path, root: Path) -> list[_Ignore]:
     return found
 
 
-def _describe_file(path: Path) -> str:
+def _describe_file(entry: os.DirEntry[str]) -> str:
     try:
-        size = path.stat().st_size
+        status = entry.stat(follow_symlinks=False)
     except OSError:
         return ""
+    if not stat.S_ISREG(status.st_mode):
+        return f" ({kind_of(status.st_mode)})"
+    size = status.st_size
     if size > COUNT_LINES_UP_TO_BYTES:
         return f" ({size:,} bytes)"
-    try:
-        data = path.read_bytes()
-    except OSError:
+    data = read_plain_file(entry.path, COUNT_LINES_UP_TO_BYTES + 1)
+    if data is None:
         return ""
     if looks_binary(data[:BINARY_SNIFF_BYTES]):
         return f" (binary, {size:,} bytes)"
@@ -115,7 +119,7 @@ def render_tree(start: Path, root: Path, *, max_depth: int, max_entries: int) ->
             elif entry.is_symlink():
                 out.append(f"{indent}{entry.name} -> {os.readlink(path)}")
             else:
-                out.append(f"{indent}{entry.name}{_describe_file(path)}")
+                out.append(f"{indent}{entry.name}{_describe_file(entry)}")
 
     walk(start, 0, _ignores_above(start, root))
     if skipped:
@@ -134,20 +138,24 @@ def tree_tool(state: DeveloperState) -> Tool:
             path: The directory, relative to the working directory (default: the working directory).
             depth: How many levels to show (default 3).
         """
-        target = state.resolve(path, ctx.working_dir)
-        shown = display_path(target, ctx.working_dir)
-        if not target.is_dir():
-            raise ToolError(
-                f"{shown} is not a directory"
-                + (" (use view for files)." if target.exists() else ".")
-            )
         levels = settings.tree_max_depth if depth is None else max(1, min(depth, 10))
-        listing = render_tree(
-            target,
-            ctx.working_dir.resolve(),
-            max_depth=levels,
-            max_entries=settings.tree_max_entries,
-        )
-        return f"{shown}/\n{listing}" if shown != "." else listing
+
+        def work() -> str:
+            target = state.resolve(path, ctx.working_dir)
+            shown = display_path(target, ctx.working_dir)
+            if not target.is_dir():
+                raise ToolError(
+                    f"{shown} is not a directory"
+                    + (" (use view for files)." if target.exists() else ".")
+                )
+            listing = render_tree(
+                target,
+                ctx.working_dir.resolve(),
+                max_depth=levels,
+                max_entries=settings.tree_max_entries,
+            )
+            return f"{shown}/\n{listing}" if shown != "." else listing
+
+        return await state.off_loop("tree", work)
 
     return tree

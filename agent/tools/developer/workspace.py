@@ -9,12 +9,18 @@ permission-checked way to reach beyond the project.
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from agent.tools.base import ToolError
 
 BINARY_SNIFF_BYTES = 8192
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,22 @@ class DeveloperSettings:
     tree_max_entries: int = 400
     undo_depth: int = 20
     """Earlier versions kept per file for `undo_edit`."""
+    file_timeout_secs: float = 60.0
+    """Time limit of one file tool call (its disk I/O runs in a thread, off the event loop)."""
+
+
+@dataclass(frozen=True)
+class Version:
+    """One change gosling made to a file: what was there before, and what it wrote."""
+
+    previous: bytes | None
+    """None means the file did not exist."""
+    written: bytes
+    """sha256 of the content gosling wrote; undo refuses once the file no longer has it."""
+
+
+def digest(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
 
 
 @dataclass
@@ -50,17 +72,30 @@ class DeveloperState:
     """What the tools remember during one session: earlier file versions, spill files."""
 
     settings: DeveloperSettings = field(default_factory=DeveloperSettings)
-    history: dict[Path, list[bytes | None]] = field(default_factory=dict)
-    """Path -> earlier contents, newest last; None means the file did not exist."""
+    history: dict[Path, list[Version]] = field(default_factory=dict)
+    """Path -> the changes gosling made to it, newest last."""
     spill_files: set[Path] = field(default_factory=set)
-    """Output files written by the shell tool; `view` may read them wherever they are."""
+    """Files holding output that went over the caps; `view` may read them wherever they are."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    """Held while a tool reads, changes and records a file, so parallel calls take turns."""
 
-    def remember(self, path: Path) -> None:
-        """Keep the current contents of `path` so that `undo_edit` can restore them."""
-        previous = path.read_bytes() if path.is_file() else None
+    def record(self, path: Path, previous: bytes | None, written: bytes) -> None:
+        """Remember a change so that `undo_edit` can take it back."""
         versions = self.history.setdefault(path, [])
-        versions.append(previous)
+        versions.append(Version(previous, digest(written)))
         del versions[: -self.settings.undo_depth]
+
+    async def off_loop(self, tool_name: str, work: Callable[[], T]) -> T:
+        """Run a file tool's disk work in a thread within `file_timeout_secs`, so that a slow
+        or stuck filesystem never freezes the event loop (or Ctrl-C)."""
+        timeout = self.settings.file_timeout_secs
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(work), timeout)
+        except TimeoutError:
+            raise ToolError(
+                f"{tool_name} did not finish within {timeout:g}s (a slow or stuck filesystem?) "
+                "and was abandoned; it may still complete in the background."
+            ) from None
 
     def resolve(self, raw: str, working_dir: Path, *, for_reading: bool = False) -> Path:
         """The absolute, symlink-free path for `raw`, or a `ToolError` saying why not."""
@@ -98,31 +133,3 @@ def looks_binary(sample: bytes) -> bool:
     except UnicodeDecodeError as exc:
         return exc.start < len(sample) - 3
     return False
-
-
-def ensure_text_file(path: Path, shown: str) -> None:
-    """Refuse directories, missing files and binary files with a message the model can use."""
-    if path.is_dir():
-        raise ToolError(f"{shown} is a directory; use tree to list it.")
-    if not path.exists():
-        raise ToolError(f"{shown} does not exist.")
-    with path.open("rb") as handle:
-        sample = handle.read(BINARY_SNIFF_BYTES)
-    if looks_binary(sample):
-        size = path.stat().st_size
-        raise ToolError(
-            f"{shown} looks like a binary file ({size:,} bytes); the file tools only read and "
-            "edit text. Use the shell (for example `file` or `xxd | head`) to inspect it."
-        )
-
-
-def read_text(path: Path, shown: str) -> str:
-    """The whole file as text (newlines kept as they are), refusing binary content."""
-    ensure_text_file(path, shown)
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ToolError(
-            f"{shown} is not valid UTF-8 text; the file tools only edit text."
-        ) from None
