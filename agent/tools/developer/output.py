@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 _CHUNK = 64 * 1024
-LINE_HEAD_BYTES = 4096
-"""How much of the start of a line is kept once the line itself no longer fits in memory."""
 MIN_CUT_BYTES = 512
 """A line that does not fit is still shown cut when at least this much room is left."""
 
@@ -73,7 +71,8 @@ class StreamCapture:
         self._line_start = 0
         """Offset of the start of the line the buffer begins in."""
         self._line_head = bytearray()
-        """The first bytes of that line, kept when the buffer drops its start."""
+        """The first bytes of that line (up to half the byte cap), kept when the buffer drops
+        its start: a line too long to show whole is shown as its head and tail."""
 
     async def read_all(self, stream: asyncio.StreamReader) -> None:
         while chunk := await stream.read(_CHUNK):
@@ -97,9 +96,9 @@ class StreamCapture:
         newline = self._buffer.rfind(b"\n", 0, count)
         if newline != -1:
             self._line_start = self._buffer_start + newline + 1
-            self._line_head = self._buffer[newline + 1 : newline + 1 + LINE_HEAD_BYTES]
+            self._line_head = self._buffer[newline + 1 : newline + 1 + self.max_bytes // 2]
         elif self._line_start == self._buffer_start:
-            self._line_head = self._buffer[:LINE_HEAD_BYTES]
+            self._line_head = self._buffer[: self.max_bytes // 2]
         del self._buffer[:count]
         self._buffer_start += count
 
@@ -190,7 +189,7 @@ def cut_line(line: str, room: int, partial: LinePart | None = None) -> str:
     length. With `partial`, `line` is only the end of the line and `partial` knows the rest."""
     length = partial.length if partial else len(line.encode("utf-8", errors="replace"))
     note = f" … [line cut: {length:,} bytes in all] … "
-    half = max(0, room - len(note)) // 2
+    half = max(0, room - len(note.encode())) // 2
     head = partial.head if partial else line
     return f"{_bytes_prefix(head, half)}{note}{_bytes_suffix(line, half)}"
 

@@ -121,7 +121,8 @@ class ResultCaps:
 
 
 def _decoded_size(image: ImageContent) -> int:
-    return len(image.data) * 3 // 4
+    padding = 2 if image.data.endswith("==") else 1 if image.data.endswith("=") else 0
+    return len(image.data) * 3 // 4 - padding
 
 
 def _image_bytes(content: tuple[ResultPart, ...]) -> int:
