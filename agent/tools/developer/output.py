@@ -76,7 +76,10 @@ class StreamCapture:
 
     async def read_all(self, stream: asyncio.StreamReader) -> None:
         while chunk := await stream.read(_CHUNK):
-            self.feed(chunk)
+            if self._spill is None:
+                self.feed(chunk)
+            else:  # writing to the spill file is disk I/O: keep it off the event loop
+                await asyncio.to_thread(self.feed, chunk)
 
     def feed(self, chunk: bytes) -> None:
         self._total_bytes += len(chunk)
