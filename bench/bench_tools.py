@@ -6,7 +6,7 @@
 - `mcp_20mb`: a real `gosling run` (subprocess) against the loopback fake LLM server, with
   `tests/fakes/big_mcp_server.py` answering one call with 20 MB: peak RSS of the gosling
   process (`VmHWM`, polled), wall time, the size of the next model request, and the growth of
-  the session database.
+  the session database; `mcp_10kb_baseline` is the same run with a 10 KB answer.
 """
 
 from __future__ import annotations
@@ -87,14 +87,15 @@ def _peak_rss_kb(pid: int) -> int:
     return 0
 
 
-def bench_mcp() -> dict[str, Any]:
+def bench_mcp(megabytes: float) -> dict[str, Any]:
     sys.path.insert(0, str(REPO))
     from tests.fakes import FakeLLMServer, FakeToolCall, Turn
 
     with tempfile.TemporaryDirectory() as tmp, FakeLLMServer() as server:
         home, work = Path(tmp) / "home", Path(tmp) / "work"
         work.mkdir()
-        server.add(Turn(tool_calls=[FakeToolCall("big__dump", {"megabytes": 20})]), Turn(text="ok"))
+        call = FakeToolCall("big__dump", {"megabytes": megabytes})
+        server.add(Turn(tool_calls=[call]), Turn(text="ok"))
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
         env.update(
             GOSLING_HOME=str(home),
@@ -133,7 +134,11 @@ def bench_mcp() -> dict[str, Any]:
 
 
 def run() -> dict[str, Any]:
-    return {"edit_25k_matches": bench_edit(), "mcp_20mb": bench_mcp()}
+    return {
+        "edit_25k_matches": bench_edit(),
+        "mcp_20mb": bench_mcp(20),
+        "mcp_10kb_baseline": bench_mcp(0.01),
+    }
 
 
 if __name__ == "__main__":

@@ -69,7 +69,9 @@ def test_a_20_mb_mcp_result_is_capped_in_the_store_and_the_request(
 ) -> None:
     server.add(tool("big__dump", megabytes=20), Turn(text="Seen the head."))
     spec = f"big:{sys.executable} {BIG_SERVER}"
-    result = run(run_args(server, "openai", "--with-extension", spec, "-t", "dump it"), repo)
+    result = run(
+        run_args(server, "openai", "--with-extension", spec, "-t", "dump it"), repo, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Seen the head.\n"
 

@@ -94,7 +94,7 @@ def file_tools(state: DeveloperState) -> list[Tool]:
         def work() -> str:
             target, root, shown = _locate(state, path, ctx)
             with state.lock:
-                previous = read_if_regular(target, root, shown)
+                previous = read_if_regular(target, root, shown, writing=True)
                 write_regular(target, root, shown, data)
                 state.record(target, previous, data)
             verb = "Created" if previous is None else "Wrote"

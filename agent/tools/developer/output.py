@@ -147,11 +147,13 @@ def tail_within(
     """The last lines of `text` that fit in both caps. A line too long for the room left is
     shown cut (its head and tail around its length) rather than dropped; `cut_first` says
     that the first line of `text` is only the end of a longer line."""
-    lines = text.splitlines()
+    lines = text.split("\n")  # only newlines end lines, as in the line counts
+    if lines[-1] == "":
+        lines.pop()
     kept: list[str] = []
     room = max_bytes
     for index in range(len(lines) - 1, max(-1, len(lines) - 1 - max_lines), -1):
-        line = lines[index]
+        line = lines[index].removesuffix("\r")
         partial = cut_first if index == 0 else None
         size = _size(line, room) + 1
         if partial is None and size <= room:

@@ -81,17 +81,13 @@ def parent_dir(path: Path, root: Path, shown: str, *, create: bool = False) -> I
     try:
         for name in parts[:-1]:
             try:
-                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
-            except FileNotFoundError:
+                child = _open_dir(name, fd, shown)
+            except Missing:
                 if not create:
-                    raise Missing(f"{shown} does not exist.") from None
+                    raise
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(name, dir_fd=fd)
                 child = _open_dir(name, fd, shown)
-            except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise _changed(shown) from None
-                raise
             os.close(fd)
             fd = child
         yield fd
@@ -102,6 +98,8 @@ def parent_dir(path: Path, root: Path, shown: str, *, create: bool = False) -> I
 def _open_dir(name: str, dir_fd: int, shown: str) -> int:
     try:
         return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+    except FileNotFoundError:
+        raise Missing(f"{shown} does not exist.") from None
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
             raise _changed(shown) from None
@@ -135,29 +133,32 @@ def lstat_in(path: Path, root: Path, shown: str) -> os.stat_result | None:
 
 
 @contextlib.contextmanager
-def open_regular(path: Path, root: Path, shown: str) -> Iterator[BinaryIO]:
-    """`path` opened for reading, refused unless it is a regular file."""
+def open_regular(
+    path: Path, root: Path, shown: str, *, writing: bool = False
+) -> Iterator[BinaryIO]:
+    """`path` opened for reading, refused unless it is a regular file (`writing`: the
+    caller reads it only to replace it, which the refusal's advice reflects)."""
     with parent_dir(path, root, shown) as dir_fd:
         try:
             fd = os.open(path.name, os.O_RDONLY | _FILE_FLAGS, dir_fd=dir_fd)
         except FileNotFoundError:
             raise Missing(f"{shown} does not exist.") from None
         except OSError as exc:
-            raise _open_error(exc, path.name, dir_fd, shown) from None
-    handle = _checked(fd, shown)
+            raise _open_error(exc, path.name, dir_fd, shown, writing=writing) from None
+    handle = _checked(fd, shown, writing=writing)
     with handle:
         yield handle
 
 
-def read_regular(path: Path, root: Path, shown: str) -> bytes:
-    with open_regular(path, root, shown) as handle:
+def read_regular(path: Path, root: Path, shown: str, *, writing: bool = False) -> bytes:
+    with open_regular(path, root, shown, writing=writing) as handle:
         return handle.read()
 
 
-def read_if_regular(path: Path, root: Path, shown: str) -> bytes | None:
+def read_if_regular(path: Path, root: Path, shown: str, *, writing: bool = False) -> bytes | None:
     """The content of `path`, or None when it does not exist."""
     try:
-        return read_regular(path, root, shown)
+        return read_regular(path, root, shown, writing=writing)
     except Missing:
         return None
 
@@ -169,8 +170,7 @@ def write_regular(path: Path, root: Path, shown: str, data: bytes) -> None:
             fd = os.open(path.name, os.O_WRONLY | os.O_CREAT | _FILE_FLAGS, 0o666, dir_fd=dir_fd)
         except OSError as exc:
             raise _open_error(exc, path.name, dir_fd, shown, writing=True) from None
-    with _checked(fd, shown, mode="wb") as handle:
-        os.set_blocking(fd, True)
+    with _checked(fd, shown, mode="wb", writing=True) as handle:
         handle.truncate(0)
         handle.write(data)
 
@@ -180,13 +180,13 @@ def unlink_regular(path: Path, root: Path, shown: str) -> None:
         os.unlink(path.name, dir_fd=dir_fd)
 
 
-def _checked(fd: int, shown: str, mode: str = "rb") -> BinaryIO:
+def _checked(fd: int, shown: str, *, mode: str = "rb", writing: bool = False) -> BinaryIO:
+    """A file object for `fd` once it is known to be a regular file (else `fd` is closed)."""
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
-            raise _not_regular(shown, status.st_mode, writing=mode == "wb")
-        if mode == "rb":
-            os.set_blocking(fd, True)
+            raise _not_regular(shown, status.st_mode, writing=writing)
+        os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise

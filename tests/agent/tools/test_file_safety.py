@@ -286,3 +286,9 @@ def test_writes_never_land_outside_while_a_symlink_is_swapped_in_a_loop(tmp_path
         loop.close()
     assert attempts > 0
     assert list(outside.iterdir()) == [], f"a write escaped the workspace ({outcomes})"
+
+
+async def test_writing_over_a_directory_says_to_give_a_file_path(files: Files) -> None:
+    (files.root / "src").mkdir()
+    result = await files("write", path="src", content="x")
+    assert result.is_error and result.text_content() == "src is a directory; give a file path."
