@@ -8,32 +8,19 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sessions import SqliteSessionStore
-from tests.agent.test_run_e2e import gosling_env, run_args, tool
+from tests.agent.test_run_e2e import gosling_env, repo, run_args, server, tool
 from tests.fakes import FakeLLMServer, Turn
 
 REPO = Path(__file__).resolve().parents[2]
 BIG_SERVER = REPO / "tests" / "fakes" / "big_mcp_server.py"
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX FIFOs")
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    work = tmp_path / "repo"
-    (work / ".git").mkdir(parents=True)
-    return work
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as fake:
-        yield fake
+__all__ = ["repo", "server"]  # fixtures shared with test_run_e2e
 
 
 def run(args: list[str], cwd: Path, timeout: float = 90) -> subprocess.CompletedProcess[str]:

@@ -16,22 +16,11 @@ from typing import Any
 
 import pytest
 
-from agent.tools import DeveloperSettings, ToolContext, ToolResult
-from agent.tools.developer import developer_extension
+from agent.tools import DeveloperSettings
 from agent.tools.developer.workspace import DeveloperState
+from tests.agent.tools.test_files import Files
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX FIFOs and symlinks")
-
-
-class Files:
-    """The developer tools of one session, called by name."""
-
-    def __init__(self, root: Path, settings: DeveloperSettings | None = None) -> None:
-        self.root = root
-        self.tools = {t.name: t for t in developer_extension(settings).tools()}
-
-    async def __call__(self, name: str, **arguments: Any) -> ToolResult:
-        return await self.tools[name].call(arguments, ToolContext(self.root))
 
 
 @pytest.fixture
