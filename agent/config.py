@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from prompts.locations import UserDirs, user_dirs
 from providers.pricing import ModelPrice
+from providers.prompt_cache import PromptCacheOverride
 
 ENV_PREFIX = "GOSLING_"
 PROJECT_CONFIG = Path(".gosling") / "config.toml"
@@ -66,6 +67,10 @@ class ModelOverride(BaseModel):
     price: ModelPrice | None = None
     """US dollars per million tokens (input, output, cache_read, cache_write), for
     `total_cost_usd`; beats the built-in price table."""
+    cache: PromptCacheOverride | None = None
+    """How the provider caches this model's prompts, for cost figures: `family`
+    (anthropic, openai, none) and the ratios to one new input token (`read`, `write`,
+    `output`), `min_tokens`, `block_tokens`; unset fields come from the family and price."""
 
 
 class Settings(BaseModel):

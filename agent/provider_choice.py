@@ -24,6 +24,7 @@ from providers.factory import (
     resolve_provider_name,
 )
 from providers.pricing import ModelPrice
+from providers.prompt_cache import PromptCache, prompt_cache_for
 from providers.registry import ModelLimits
 from providers.retry import RetryPolicy
 from providers.server_window import PROBED_PROVIDERS, ServerWindow, probe_server_window
@@ -70,6 +71,19 @@ def probe_ollama(base_url: str) -> list[str] | None:
 def model_prices(settings: Settings) -> dict[str, ModelPrice]:
     """Prices declared in config, by model name."""
     return {name: o.price for name, o in settings.models.items() if o.price is not None}
+
+
+def model_prompt_cache(settings: Settings, model: str, provider: str | None) -> PromptCache:
+    """The cost model of `model`'s prompt cache, with the config's price and cache override."""
+    override = next(
+        (
+            o.cache
+            for name, o in settings.models.items()
+            if name.strip().lower() == model.strip().lower()
+        ),
+        None,
+    )
+    return prompt_cache_for(model, provider, prices=model_prices(settings), override=override)
 
 
 def _model_limits(settings: Settings) -> dict[str, int | ModelLimits]:
