@@ -89,18 +89,20 @@ def _strings(value: object) -> Iterable[str]:
 def find_later_uses(
     messages: Sequence[Message], system_prompt: str | None = None
 ) -> list[LaterUse]:
-    """Every (tool output, later assistant message, token) use in `messages`, in order."""
+    """Every (tool output, later assistant message, token) use in `messages`: by using
+    message, then by output, then by token."""
     seen = distinctive_tokens(system_prompt or "")
     owners: dict[str, list[tuple[str, int]]] = {}
     uses: list[LaterUse] = []
     for index, message in enumerate(messages):
         if message.role == "assistant":
             tokens = distinctive_tokens(_assistant_text(message))
-            for token in sorted(tokens - seen):
-                sources = owners.get(token, [])
-                if len(sources) == 1:
-                    call_id, output_index = sources[0]
-                    uses.append(LaterUse(call_id, output_index, index, token))
+            found = [
+                LaterUse(*owners[token][0], index, token)
+                for token in tokens - seen
+                if len(owners.get(token, ())) == 1
+            ]
+            uses.extend(sorted(found, key=lambda u: (u.output_index, u.token)))
             seen |= tokens
             continue
         for part in message.content:
