@@ -38,7 +38,8 @@ def _loop(steps: int) -> dict[str, Any]:
     conversation = scripted_loop(steps)
     sent = gosling_sent(steps)
     system, tools = sent[0].system, sent[0].tools
-    result: dict[str, Any] = {"output_tokens_per_step": counter.count_message(conversation[2])}
+    outputs = [counter.count_message(m) for m in conversation if m.tool_responses]
+    result: dict[str, Any] = {"mean_output_tokens": round(sum(outputs) / len(outputs))}
     for family, model in FAMILIES.items():
         cache = prompt_cache_for(model)
         segmenter = RequestSegmenter(counter, cache.mechanism)

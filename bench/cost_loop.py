@@ -47,6 +47,7 @@ COMPACTION_PROMPT = (
     "what still needs work, and any relevant context."
 )
 TOOL_NAME = "developer__shell"
+SUMMARY_PREFIX = "Another language model summarized the work so far:\n"
 
 
 def _grep(rng: random.Random, step: int) -> str:
@@ -196,11 +197,13 @@ def codex_requests(
 
 
 def _user_messages(history: Sequence[Message], counter: Any) -> list[Message]:
-    """The user's own messages (not tool results), newest first up to the budget."""
+    """The user's own messages (not tool results, not earlier summaries), newest first up to
+    the budget, in their order."""
     kept: list[Message] = []
     budget = CODEX_USER_MESSAGE_TOKENS
     for message in reversed(history):
-        if message.role == "user" and not message.tool_responses and message.text:
+        text = message.text
+        if message.role == "user" and text and not text.startswith(SUMMARY_PREFIX):
             tokens = counter.count_message(message)
             if tokens > budget:
                 break

@@ -162,3 +162,13 @@ def hidden_tool_outputs(sent: Iterable[Message], outputs: Mapping[str, str]) -> 
         if isinstance(part, ToolResponse) and outputs.get(part.id) == part.text()
     }
     return frozenset(outputs.keys() - shown)
+
+
+def hidden_by_call(
+    messages: Sequence[Message], calls: Iterable[tuple[int, Sequence[Message]]]
+) -> dict[int, frozenset[str]]:
+    """`count_hidden_uses`'s input from what each call sent: `calls` pairs the index in
+    `messages` of the assistant message a call produced with the messages that call sent."""
+    return {
+        reply: hidden_tool_outputs(sent, tool_outputs(messages[:reply])) for reply, sent in calls
+    }

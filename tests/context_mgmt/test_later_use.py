@@ -12,6 +12,7 @@ from context_mgmt.later_use import (
     count_hidden_uses,
     distinctive_tokens,
     find_later_uses,
+    hidden_by_call,
     hidden_tool_outputs,
     tool_outputs,
 )
@@ -102,6 +103,22 @@ def test_a_masked_or_dropped_output_counts_as_hidden() -> None:
     assert hidden_tool_outputs(TRANSCRIPT[:7], outputs) == set()
 
 
+def test_views_sent_per_call_feed_the_count() -> None:
+    masked_c1 = output("c1", "[output of c1 hidden; context__recall('c1') shows it]")
+    calls = [
+        (5, TRANSCRIPT[:5]),  # everything whole
+        (7, [*TRANSCRIPT[:2], masked_c1, *TRANSCRIPT[3:7]]),  # c1 masked
+        (9, [TRANSCRIPT[0], *TRANSCRIPT[5:9]]),  # c1 and c2 compacted away
+    ]
+    hidden = hidden_by_call(TRANSCRIPT, calls)
+    assert hidden == {5: set(), 7: {"c1"}, 9: {"c1", "c2"}}
+    # c3's constant (used at 7) and c4's fixture (used at 9) were both in view
+    assert count_hidden_uses(find_later_uses(TRANSCRIPT, SYSTEM), hidden).hidden == 0
+    calls[2] = (9, [TRANSCRIPT[0], *TRANSCRIPT[5:8]])  # c4's output not sent yet: 9 cannot see it
+    late = hidden_by_call(TRANSCRIPT, calls)
+    assert count_hidden_uses(find_later_uses(TRANSCRIPT, SYSTEM), late).hidden_pairs == (("c4", 9),)
+
+
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "transcripts"
 
 
@@ -109,7 +126,9 @@ CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "tra
 def test_every_use_found_in_a_real_transcript_is_in_its_output_and_its_message() -> None:
     from sessions.importers import load_transcripts
 
-    transcript = load_transcripts(CORPUS / "minisweagent_marshmallow-1343_deepseek-reasoner.traj.json")[0]
+    transcript = load_transcripts(
+        CORPUS / "minisweagent_marshmallow-1343_deepseek-reasoner.traj.json"
+    )[0]
     messages = transcript.messages
     uses = find_later_uses(messages, transcript.system_prompt)
     assert len(uses) >= 10
