@@ -65,21 +65,11 @@ class RequestCost:
 
 
 @dataclass(frozen=True)
-class CostTotals:
-    """A run of requests priced: sums, the peak request and the share read from cache."""
+class CostTotals(RequestCost):
+    """A run of requests priced: the sums, the number of calls and the largest request."""
 
     calls: int
-    sent: int
-    cache_read: int
-    cache_write: int
-    output: int
-    input_cost: float
-    output_cost: float
     peak: int
-
-    @property
-    def cost(self) -> float:
-        return self.input_cost + self.output_cost
 
     @property
     def cached_share(self) -> float:
