@@ -131,13 +131,14 @@ def _ratio(price: float | None, input_price: float, default: float) -> float:
 
 def _priced(cache: PromptCache, price: ModelPrice) -> PromptCache:
     """`cache` with its ratios taken from the model's list price."""
+    output = _ratio(price.output, price.input, cache.output)
     if cache.mechanism == "none":
-        return cache
+        return cache.model_copy(update={"output": output})
     return cache.model_copy(
         update={
             "read": _ratio(price.cache_read, price.input, cache.read),
             "write": _ratio(price.cache_write, price.input, cache.write),
-            "output": _ratio(price.output, price.input, cache.output),
+            "output": output,
         }
     )
 
