@@ -172,3 +172,20 @@ def total_cost(costs: Iterable[RequestCost]) -> CostTotals:
         output_cost=sum(c.output_cost for c in items),
         peak=max((c.sent for c in items), default=0),
     )
+
+
+def break_even_calls(cache: PromptCache, resent_tokens: int, saved_tokens: int) -> float:
+    """How many later calls a change to the prompt must serve to pay for itself.
+
+    Changing a message (masking an output, folding placeholders, placing a summary) makes
+    the `resent_tokens` after it cost a new input or a cache write once instead of a read,
+    and saves `saved_tokens` on every later call, each of which would have been a read. It
+    pays when the coming calls outnumber the result (`inf` when nothing is saved); the
+    decision rule of issue 16 item 3, in the spirit of Anthropic's `clear_at_least`.
+    """
+    if cache.mechanism == "none":
+        return 0.0 if saved_tokens > 0 else float("inf")
+    first_call = cache.write if cache.mechanism == "breakpoints" else 1.0
+    miss = resent_tokens * max(first_call - cache.read, 0.0)
+    per_call = saved_tokens * cache.read
+    return miss / per_call if per_call > 0 else float("inf")

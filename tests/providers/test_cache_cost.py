@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from providers.cache_cost import CacheSimulator, Request, Segment, price_requests, total_cost
+from providers.cache_cost import (
+    CacheSimulator,
+    Request,
+    Segment,
+    break_even_calls,
+    price_requests,
+    total_cost,
+)
 from providers.prompt_cache import ANTHROPIC_CACHE, NO_CACHE, OPENAI_CACHE, PromptCache
 
 
@@ -138,3 +145,27 @@ def test_totals_sum_the_requests_and_keep_the_peak() -> None:
     assert totals.cache_read == 1024
     assert totals.cost == pytest.approx(1024 + 256 + 512 + 0.5 * 1024)
     assert totals.cached_share == pytest.approx(1024 / 2816)
+
+
+def test_break_even_weighs_the_resent_suffix_against_the_reads_saved() -> None:
+    # Anthropic: 30,000 tokens re-written at 1.25 instead of read at 0.1 (34,500 extra)
+    # against 25,000 fewer tokens read on each later call (2,500 a call): 13.8 calls.
+    assert break_even_calls(ANTHROPIC_CACHE, 30_000, 25_000) == pytest.approx(13.8)
+    # OpenAI writes are free: the suffix costs 1.0 instead of 0.1 once.
+    assert break_even_calls(OPENAI_CACHE, 30_000, 25_000) == pytest.approx(10.8)
+    assert break_even_calls(NO_CACHE, 30_000, 25_000) == 0.0
+    assert break_even_calls(ANTHROPIC_CACHE, 30_000, 0) == float("inf")
+
+
+def test_break_even_agrees_with_the_simulator() -> None:
+    # 30 outputs of 1,000 tokens; hiding the first 10 (to 10 tokens each) resends the rest.
+    keep = [seg("S", 2000, True), *[seg(f"o{i}", 1000) for i in range(30)]]
+    hide = [seg("S", 2000, True), *[seg(f"h{i}", 10) for i in range(10)], *keep[11:]]
+    calls = round(break_even_calls(OPENAI_CACHE, 20 * 1000 + 10 * 10, 10 * 990)) + 2
+    kept = total_cost(price_requests([keep] * (calls + 1), OPENAI_CACHE)).cost
+    hidden = total_cost(price_requests([keep, *[hide] * calls], OPENAI_CACHE)).cost
+    assert hidden < kept
+    short = calls - 4
+    kept = total_cost(price_requests([keep] * (short + 1), OPENAI_CACHE)).cost
+    hidden = total_cost(price_requests([keep, *[hide] * short], OPENAI_CACHE)).cost
+    assert hidden > kept
