@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent.sandbox.policy import STRICTNESS, SandboxMode
 from prompts.locations import UserDirs, user_dirs
 from providers.pricing import ModelPrice
 from providers.prompt_cache import PromptCacheOverride
@@ -55,6 +56,9 @@ class ExtensionSettings(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     timeout: float = 300.0
     enabled: bool = True
+    sandbox_network: bool = True
+    """Let the server use the network inside the sandbox. On by default (most servers are API
+    clients); set false for local-only servers such as mcp-server-git."""
 
 
 class ModelOverride(BaseModel):
@@ -125,6 +129,14 @@ class Settings(BaseModel):
     """Offer the built-in developer tools (shell, files, todo)."""
     shell_timeout: float = Field(default=300.0, gt=0)
     """Seconds before a shell command's process group is killed."""
+    sandbox: SandboxMode = "workspace-write"
+    """Where shell commands and stdio MCP servers run (Linux with bubblewrap): workspace-write:
+    the working dir and a private /tmp writable, everything else read-only, no view of other
+    processes, no credentials in the environment; read-only: the working dir read-only too;
+    off: unsandboxed. Without bubblewrap it is off, with one warning. A project config file
+    may make it stricter, never looser."""
+    sandbox_network: bool = False
+    """Let sandboxed shell commands use the network (MCP servers: per extension)."""
     max_turns: int = Field(default=1000, gt=0)
     """Model calls allowed in one reply before it stops."""
     max_retries: int = Field(default=3, ge=0)
@@ -170,6 +182,32 @@ def _read_toml(path: Path) -> dict[str, Any]:
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ConfigError(f"{path}: unknown setting {key!r}{hint}")
     return data
+
+
+def _without_sandbox_loosening(
+    data: dict[str, Any], below: Mapping[str, Any], origin: str
+) -> dict[str, Any]:
+    """A project file (trusted or not: it came with the checkout) may tighten the sandbox,
+    never loosen it; loosening keys are dropped with a warning."""
+    import logging
+
+    current_mode = str(below.get("sandbox", Settings.model_fields["sandbox"].default))
+    current_network = bool(below.get("sandbox_network", False))
+    dropped = []
+    mode = data.get("sandbox")
+    if mode is not None and STRICTNESS.get(str(mode), 99) < STRICTNESS.get(current_mode, 0):
+        dropped.append("sandbox")
+    if data.get("sandbox_network") is True and not current_network:
+        dropped.append("sandbox_network")
+    if not dropped:
+        return data
+    logging.getLogger(__name__).warning(
+        "%s: ignored %s: a project config may only tighten the sandbox; set it in your own "
+        "config or with --sandbox",
+        origin,
+        ", ".join(dropped),
+    )
+    return {k: v for k, v in data.items() if k not in dropped}
 
 
 def _env_layer(environ: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
@@ -226,6 +264,8 @@ def load_settings(
     values: dict[str, Any] = {}
     sources = dict.fromkeys(FIELD_NAMES, "default")
     for data, origin in layers:
+        if project_file is not None and origin == str(project_file):
+            data = _without_sandbox_loosening(data, values, origin)
         for key, value in data.items():
             values[key], sources[key] = value, origin
     for key, (value, origin) in _env_layer(environ).items():

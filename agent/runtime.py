@@ -13,6 +13,8 @@ from typing import Any
 from agent.agent import Agent
 from agent.config import ExtensionSettings, Settings, load_settings
 from agent.provider_choice import choose_provider
+from agent.sandbox import SandboxChoice, choose_sandbox
+from agent.sandbox.choice import project_root
 from agent.tool_runner import Approver
 from agent.tools.developer import DeveloperSettings, ResultCaps, developer_extension
 from agent.tools.extension_config import ExtensionConfig, parse_extension_spec
@@ -60,6 +62,8 @@ class Runtime:
     store: SqliteSessionStore | None
     tools: ExtensionManager
     agent: Agent
+    sandbox: SandboxChoice
+    """Where tool processes run; `sandbox.warning` is for the user when none is available."""
 
     async def aclose(self) -> None:
         await self.agent.close()
@@ -78,6 +82,7 @@ def extension_config(ext: ExtensionSettings) -> ExtensionConfig:
         url=ext.url,
         headers=dict(ext.headers),
         timeout_secs=ext.timeout,
+        network=ext.sandbox_network,
         enabled=ext.enabled,
     )
 
@@ -103,10 +108,19 @@ async def build_runtime(
     settings = extras.apply(load_settings(working_dir, flags=flags).settings)
     provider = provider or choose_provider(settings)
     store = open_store() if use_store else None
-    developer = DeveloperSettings(shell_timeout_secs=settings.shell_timeout)
+    dirs = user_dirs()
+    sandbox = choose_sandbox(
+        settings.sandbox,
+        workspace=project_root(working_dir),
+        network=settings.sandbox_network,
+        hidden=(dirs.config, dirs.data, dirs.state),
+    )
+    developer = DeveloperSettings(
+        shell_timeout_secs=settings.shell_timeout, sandbox=sandbox.policy
+    )
     caps = ResultCaps.from_settings(developer)
     tools = ExtensionManager(
-        on_event=on_extension_event, log_dir=user_dirs().state / "logs", result_limit=caps
+        on_event=on_extension_event, log_dir=dirs.state / "logs", result_limit=caps
     )
     if settings.developer_extension:
         tools.add(developer_extension(developer, spill_files=caps.spill_files))
@@ -116,7 +130,7 @@ async def build_runtime(
     for path in extras.mcp_configs:
         configs += load_mcp_json(path)
     if configs:
-        await tools.start_mcp(configs, working_dir)
+        await tools.start_mcp(configs, working_dir, sandbox=sandbox.policy)
     agent = Agent(
         provider,
         tools=tools,
@@ -125,4 +139,4 @@ async def build_runtime(
         working_dir=working_dir,
         approver=approver,
     )
-    return Runtime(settings, provider, store, tools, agent)
+    return Runtime(settings, provider, store, tools, agent, sandbox)

@@ -176,3 +176,16 @@ def run_extras(
         deny=tuple(split_rules(disallowed_tools)),
         mcp_configs=mcp_configs,
     )
+
+
+SANDBOX_MODES = ["off", "read-only", "workspace-write"]
+
+
+def sandbox_option(function: F) -> F:
+    """--sandbox: where shell commands and stdio MCP servers run."""
+    return click.option(
+        "--sandbox",
+        type=click.Choice(SANDBOX_MODES),
+        help="Tool process sandbox (bubblewrap, Linux): workspace-write (default where "
+        "available), read-only, or off.",
+    )(function)

@@ -23,6 +23,7 @@ from agent.cli.options import (
     resume_options,
     resume_request,
     run_extras,
+    sandbox_option,
 )
 
 if TYPE_CHECKING:
@@ -35,6 +36,9 @@ EXIT_USAGE = 2
 EXIT_MAX_TURNS = 3
 EXIT_PERMISSION_DENIED = 4
 EXIT_INTERRUPTED = 130
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Each cancels the reply, which stops the running tool processes and saves the session."""
 
 
 def _read_prompt(words: tuple[str, ...], text: str | None, input_file: str | None) -> str:
@@ -104,6 +108,7 @@ def session_name_from(prompt: str, width: int = 60) -> str:
 @click.option("-q", "--quiet", is_flag=True, help="Text mode: print only the answer.")
 @model_options
 @agent_options
+@sandbox_option
 def run_command(
     prompt_words: tuple[str, ...],
     text: str | None,
@@ -129,6 +134,7 @@ def run_command(
     allowed_tools: tuple[str, ...],
     disallowed_tools: tuple[str, ...],
     mcp_configs: tuple[Path, ...],
+    sandbox: str | None,
 ) -> None:
     """Run one prompt headlessly and print the answer.
 
@@ -151,6 +157,7 @@ def run_command(
             "context_limit": context_limit,
             "mode": mode,
             "max_turns": max_turns,
+            "sandbox": sandbox,
         },
         resume=resume,
         name=name or session_name_from(prompt),
@@ -227,6 +234,8 @@ async def _run(request: RunRequest) -> int:
     except (ProviderError, SessionStoreError) as exc:
         click.echo(error_line(str(exc)), err=True)
         return EXIT_ERROR
+    if runtime.sandbox.warning:
+        renderer.err.write(f"warning: {runtime.sandbox.warning}\n")
     agent = runtime.agent
     try:
         try:
@@ -247,6 +256,7 @@ async def _run(request: RunRequest) -> int:
                 "model": runtime.provider.model_config.model,
                 "tools": [spec.name for spec in runtime.tools.specs()],
                 "mode": runtime.settings.mode,
+                "sandbox": runtime.sandbox.used,
             }
         )
         finished = await _drive(
@@ -301,7 +311,7 @@ async def _drive(events: Any, renderer: Any, spinner: Any) -> Any:
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     assert task is not None
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, task.cancel)
     finished: TurnFinished | None = None
     try:
@@ -316,7 +326,7 @@ async def _drive(events: Any, renderer: Any, spinner: Any) -> Any:
             renderer.event(event)
     finally:
         spinner.stop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
     assert finished is not None
     return finished

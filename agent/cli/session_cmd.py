@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ from agent.cli.options import (
     resume_options,
     resume_request,
     run_extras,
+    sandbox_option,
 )
 
 if TYPE_CHECKING:
@@ -57,6 +59,7 @@ class SessionOptions:
 )
 @model_options
 @agent_options
+@sandbox_option
 def session_command(
     continue_latest: bool,
     resume_id: str | None,
@@ -73,6 +76,7 @@ def session_command(
     allowed_tools: tuple[str, ...],
     disallowed_tools: tuple[str, ...],
     mcp_configs: tuple[Path, ...],
+    sandbox: str | None,
 ) -> None:
     """Chat with the agent interactively."""
     resume = resume_request(continue_latest, resume_id)
@@ -90,6 +94,7 @@ def session_command(
             "base_url": base_url,
             "context_limit": context_limit,
             "mode": mode,
+            "sandbox": sandbox,
         },
         resume=resume,
         name=name,
@@ -156,6 +161,8 @@ async def run_session(
     except (ProviderError, SessionStoreError) as exc:
         early.error(str(exc))
         return EXIT_ERROR
+    if runtime.sandbox.warning:
+        early.info(runtime.sandbox.warning)
     try:
         app = InteractiveSession(
             runtime, terminal, history_file=history_file or user_dirs().state / "history"
@@ -169,6 +176,33 @@ async def run_session(
         except (LookupError, SessionStoreError) as exc:
             early.error(str(exc))
             return EXIT_ERROR
-        return await app.run()
+        return await _until_hangup(app.run())
     finally:
         await runtime.aclose()
+
+
+async def _until_hangup(work: Coroutine[Any, Any, int]) -> int:
+    """Run `work`; a closed terminal (SIGHUP) or SIGTERM cancels it, so that running tool
+    processes are stopped and the session saved, instead of gosling dying on the spot."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(work)
+    received: list[int] = []
+
+    def stop(sig: int) -> None:
+        received.append(sig)
+        task.cancel()
+
+    signals = (signal.SIGHUP, signal.SIGTERM)
+    for sig in signals:
+        loop.add_signal_handler(sig, stop, sig)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if not received:
+            raise
+        return 128 + received[0]
+    finally:
+        for sig in signals:
+            loop.remove_signal_handler(sig)

@@ -52,6 +52,8 @@ class ExtensionConfig:
     """Longest a single tool call may take before it fails with a timeout error."""
     startup_timeout_secs: float = DEFAULT_STARTUP_TIMEOUT_SECS
     """Longest the server may take to start and list its tools."""
+    network: bool = True
+    """stdio: whether the server may use the network when tool processes are sandboxed."""
     available_tools: tuple[str, ...] = ()
     """When non-empty, only these tools (server-side names) are offered to the model."""
     enabled: bool = True

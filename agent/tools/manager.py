@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from agent.sandbox import SandboxPolicy
 from agent.tools.base import Tool, ToolAnnotations, ToolContext, ToolResult, exposed_name
 from agent.tools.extension_config import ExtensionConfig
 from conversation import ToolRequest, ToolResponse
@@ -122,19 +123,32 @@ class ExtensionManager:
     def get(self, name: str) -> Extension | None:
         return self._extensions.get(name)
 
-    async def start_mcp(self, configs: Iterable[ExtensionConfig], working_dir: Path) -> None:
-        """Start MCP servers concurrently. Failures become `failed` events, not exceptions."""
+    async def start_mcp(
+        self,
+        configs: Iterable[ExtensionConfig],
+        working_dir: Path,
+        *,
+        sandbox: SandboxPolicy | None = None,
+    ) -> None:
+        """Start MCP servers concurrently (stdio ones inside `sandbox` when given). Failures
+        become `failed` events, not exceptions."""
         wanted = [c for c in configs if c.enabled]
-        await asyncio.gather(*(self._start_one(c, working_dir) for c in wanted))
+        await asyncio.gather(*(self._start_one(c, working_dir, sandbox) for c in wanted))
 
-    async def _start_one(self, config: ExtensionConfig, working_dir: Path) -> None:
+    async def _start_one(
+        self, config: ExtensionConfig, working_dir: Path, sandbox: SandboxPolicy | None
+    ) -> None:
         from agent.tools.mcp_extension import McpExtension, McpStartError
 
         if config.name in self._extensions:
             self._emit(config.name, "failed", f"extension {config.name!r} is already loaded")
             return
         extension = McpExtension(
-            config, working_dir=working_dir, log_dir=self._log_dir, on_stopped=self._stopped
+            config,
+            working_dir=working_dir,
+            log_dir=self._log_dir,
+            on_stopped=self._stopped,
+            sandbox=sandbox,
         )
         try:
             await extension.start()

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from agent.sandbox import Launch, SandboxPolicy, mcp_policy, plan_launch, tool_environment
 from agent.tools.base import Tool, ToolAnnotations, ToolContext, ToolResult
 from agent.tools.extension_config import ExtensionConfig
 from conversation import ImageContent, TextContent
@@ -77,9 +78,13 @@ class McpExtension:
         working_dir: Path,
         log_dir: Path | None = None,
         on_stopped: Callable[[McpExtension, str], None] | None = None,
+        sandbox: SandboxPolicy | None = None,
     ) -> None:
         self.config = config
         self.working_dir = working_dir
+        self.sandbox = sandbox
+        """The session's sandbox; stdio servers run in it with their own network switch."""
+        self._launch: Launch | None = None
         self.log_dir = log_dir
         self._on_stopped = on_stopped
         self._client: mcp.Client | None = None
@@ -183,6 +188,8 @@ class McpExtension:
                 self._mark_stopped(describe_error(exc))
         finally:
             self._client = None
+            if self._launch is not None:
+                self._launch.kill_leftovers()
 
     async def _connect(self, stack: contextlib.AsyncExitStack, closed: asyncio.Event) -> mcp.Client:
         import mcp
@@ -200,13 +207,17 @@ class McpExtension:
             http = create_mcp_http_client(headers=dict(config.headers))
             await stack.enter_async_context(http)
             return streamable_http_client(str(config.url), http_client=http)
-        from mcp.client.stdio import StdioServerParameters, stdio_client
+        from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
+        sandbox = self.sandbox and mcp_policy(self.sandbox, network=config.network)
+        self._launch = launch = plan_launch(
+            [str(config.command), *config.args],
+            cwd=Path(config.cwd or self.working_dir),
+            env=tool_environment(get_default_environment(), keep=config.env),
+            sandbox=sandbox,
+        )
         params = StdioServerParameters(
-            command=str(config.command),
-            args=list(config.args),
-            env=dict(config.env) or None,
-            cwd=config.cwd or self.working_dir,
+            command=launch.argv[0], args=list(launch.argv[1:]), env=launch.env, cwd=launch.cwd
         )
         return stdio_client(params, errlog=stack.enter_context(self._open_log()))
 

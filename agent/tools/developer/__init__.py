@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.tools.developer.files import file_tools
-from agent.tools.developer.process import is_provider_secret, shell_environment
+from agent.tools.developer.process import shell_environment
 from agent.tools.developer.result_caps import ResultCaps
 from agent.tools.developer.shell import shell_tool
 from agent.tools.developer.todo import (
@@ -52,7 +52,6 @@ __all__ = [
     "ResultCaps",
     "TodoItem",
     "developer_extension",
-    "is_provider_secret",
     "read_todo",
     "render_todo_block",
     "shell_environment",

@@ -1,10 +1,12 @@
-"""Running a shell command as a process group that can always be stopped whole.
+"""Running a shell command so that nothing it starts outlives the call.
 
 The command runs in a new session (its own process group) with stdin on /dev/null, so it
-cannot wait for keyboard input and everything it starts can be signalled at once. On timeout
-or cancellation the group gets SIGTERM, then SIGKILL after a grace period. A background child
-that still holds the output pipes after the shell exits is stopped too: otherwise the call
-would hang until the timeout. Children that redirect their output elsewhere keep running.
+cannot wait for keyboard input and everything it starts can be signalled at once; inside the
+bubblewrap sandbox when one is configured (`agent.sandbox`). On timeout or cancellation the
+group gets SIGTERM, then SIGKILL after a grace period. A background child that still holds
+the output pipes after the shell exits is stopped at once (otherwise the call would hang
+until the timeout), and when the call ends, every process it started is stopped, including
+`setsid` ones that left the group (`agent.sandbox.lifetime` says how).
 """
 
 from __future__ import annotations
@@ -20,32 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.sandbox import Launch, SandboxPolicy, plan_launch, spawn, tool_environment
 from agent.tools.developer.output import CapturedOutput, StreamCapture
-
-PROVIDER_ENV_PREFIXES = (
-    "ANTHROPIC",
-    "OPENAI",
-    "AZURE_OPENAI",
-    "OPENROUTER",
-    "GOOGLE",
-    "GEMINI",
-    "VERTEX",
-    "GROQ",
-    "MISTRAL",
-    "DEEPSEEK",
-    "XAI",
-    "TOGETHER",
-    "FIREWORKS",
-    "COHERE",
-    "PERPLEXITY",
-    "CEREBRAS",
-    "DATABRICKS",
-    "OLLAMA",
-    "LITELLM",
-    "GOSLING",
-)
-SECRET_ENV_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET")
-EXTRA_SECRET_ENV = frozenset({"GOOGLE_APPLICATION_CREDENTIALS", "AWS_BEARER_TOKEN_BEDROCK"})
 
 PIPE_GRACE_SECS = 0.5
 """How long to wait for the output pipes to close after the shell itself has exited."""
@@ -53,29 +31,12 @@ KILL_GRACE_SECS = 2.0
 """Between SIGTERM and SIGKILL."""
 
 
-def is_provider_secret(name: str) -> bool:
-    """True for model-provider credentials, which the shell tool must not see.
-
-    The rule: a name that starts with a known provider prefix followed by `_` (ANTHROPIC_,
-    OPENAI_, OPENROUTER_, GOOGLE_, GEMINI_, GROQ_, MISTRAL_, ... and GOSLING_) and ends in
-    `_API_KEY`, `_KEY`, `_TOKEN` or `_SECRET`, plus GOOGLE_APPLICATION_CREDENTIALS and
-    AWS_BEARER_TOKEN_BEDROCK. Other tokens (GITHUB_TOKEN, ...) stay: commands may need them.
-    """
-    upper = name.upper()
-    if upper in EXTRA_SECRET_ENV:
-        return True
-    return upper.startswith(tuple(f"{p}_" for p in PROVIDER_ENV_PREFIXES)) and upper.endswith(
-        SECRET_ENV_SUFFIXES
-    )
-
-
 def shell_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for shell commands: ours without provider secrets, and no prompts."""
-    env = {
-        k: v for k, v in (os.environ if base is None else base).items() if not is_provider_secret(k)
-    }
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    return env
+    """The environment for shell commands: ours without any credential-like variable
+    (`redact.is_credential_env`: API keys, tokens, passwords, URLs with passwords), and no
+    prompts. The same rule holds with or without the sandbox: a key the command never gets
+    cannot end up in its output."""
+    return tool_environment(os.environ if base is None else base)
 
 
 def default_shell() -> str:
@@ -103,19 +64,47 @@ async def run_command(
     max_lines: int = 2000,
     max_bytes: int = 50_000,
     spill_dir: Path | None = None,
+    sandbox: SandboxPolicy | None = None,
 ) -> ShellOutcome:
-    """Run `command` with `shell -c`; the whole process group is gone when this returns."""
-    process = await asyncio.create_subprocess_exec(
-        shell or default_shell(),
-        "-c",
-        command,
+    """Run `command` with `shell -c` (inside `sandbox` when given); when this returns, every
+    process the command started is gone, including ones that left its process group."""
+    launch = plan_launch(
+        [shell or default_shell(), "-c", command],
         cwd=cwd,
-        env=dict(env) if env is not None else shell_environment(),
+        env=env if env is not None else shell_environment(),
+        sandbox=sandbox,
+    )
+    process = await spawn(
+        launch,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
     )
+    try:
+        return await _collect(process, launch, timeout, max_lines, max_bytes, spill_dir)
+    finally:
+        await asyncio.shield(_reap(process, launch))
+
+
+async def _reap(process: asyncio.subprocess.Process, launch: Launch) -> None:
+    """Stop whatever the call left behind and release the pipes while the loop still runs
+    (a transport closed later by the garbage collector fails with "Event loop is closed")."""
+    if launch.kill_leftovers() and process.returncode is None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(_poll_exit(process), KILL_GRACE_SECS)
+    transport = getattr(process, "_transport", None)
+    if transport is not None:
+        transport.close()
+
+
+async def _collect(
+    process: asyncio.subprocess.Process,
+    launch: Launch,
+    timeout: float,  # noqa: ASYNC109 - enforced here, on the whole process group
+    max_lines: int,
+    max_bytes: int,
+    spill_dir: Path | None,
+) -> ShellOutcome:
     captures = [
         StreamCapture(label, max_lines=max_lines, max_bytes=max_bytes, spill_dir=spill_dir)
         for label in ("stdout", "stderr")
@@ -134,10 +123,10 @@ async def run_command(
     except TimeoutError:
         timed_out = True
     except asyncio.CancelledError:
-        await asyncio.shield(_stop(process, readers))
+        await asyncio.shield(_stop(process, readers, launch))
         raise
     if timed_out or stopped_background:
-        await _stop(process, readers)
+        await _stop(process, readers, launch)
     else:
         await readers
     return ShellOutcome(
@@ -171,9 +160,11 @@ async def _poll_exit(process: asyncio.subprocess.Process) -> None:
         await asyncio.sleep(0.01)
 
 
-async def _stop(process: asyncio.subprocess.Process, readers: Readers) -> None:
-    """Make sure no member of the group survives, then collect the readers."""
+async def _stop(process: asyncio.subprocess.Process, readers: Readers, launch: Launch) -> None:
+    """Make sure no member of the group survives, nor anything that left it (`setsid`), then
+    collect the readers."""
     await terminate_group(process.pid)
+    launch.kill_leftovers()
     with contextlib.suppress(TimeoutError, asyncio.CancelledError):
         await asyncio.wait_for(asyncio.shield(readers), KILL_GRACE_SECS)
     if not readers.done():

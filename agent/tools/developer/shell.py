@@ -20,7 +20,7 @@ def shell_tool(state: DeveloperState) -> Tool:
         """Run a command with bash (or sh) in the working directory and report its exit code,
         stdout and stderr. stdin is closed, so interactive programs fail instead of waiting.
         Long output is cut to its end; the full output is saved to a file you can view.
-        Background processes must redirect their output (`cmd > log 2>&1 &`) to keep running.
+        Every process the command starts (background ones too) is stopped when it ends.
 
         Args:
             command: The shell command line.
@@ -42,6 +42,7 @@ def shell_tool(state: DeveloperState) -> Tool:
                 max_lines=settings.max_output_lines,
                 max_bytes=settings.max_output_bytes,
                 spill_dir=settings.spill_dir,
+                sandbox=settings.sandbox,
             )
         except OSError as exc:
             raise ToolError(f"Could not start the command: {exc}") from None
@@ -66,7 +67,7 @@ def format_outcome(outcome: ShellOutcome, timeout: float) -> str:
     if outcome.stopped_background:
         status += (
             "\nBackground processes still held the output open after the command finished and "
-            "were stopped; redirect their output (`cmd > file 2>&1 &`) to keep them running."
+            "were stopped; processes do not outlive the command that started them."
         )
     return "\n".join(
         [status, _section("stdout", outcome.stdout), _section("stderr", outcome.stderr)]

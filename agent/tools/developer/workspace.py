@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from agent.sandbox import SandboxPolicy
 from agent.tools.base import ToolError
 
 BINARY_SNIFF_BYTES = 8192
@@ -35,6 +36,8 @@ class DeveloperSettings:
     """Per stream, like `max_output_lines`."""
     shell: str | None = None
     """The shell program; None means bash if installed, else sh."""
+    sandbox: SandboxPolicy | None = None
+    """The bubblewrap sandbox shell commands run in; None runs them unsandboxed."""
     spill_dir: Path | None = None
     """Where overflowing command output is written; None means the system temp dir."""
     allow_outside_working_dir: bool = False

@@ -1,0 +1,97 @@
+"""What a sandboxed tool process may touch, and the bubblewrap command line that enforces it.
+
+Everything here is pure: `bwrap_argv` turns a `SandboxPolicy` and a command into the argv to
+run, so the rules can be read and tested without starting a process.
+
+The layout inside the sandbox:
+- `/` read-only (the user's tools, libraries and the project stay usable);
+- a fresh `/dev`, a fresh `/proc` of a private PID namespace (no `/proc/<pid>/environ` or
+  `cmdline` of gosling, the user's shell or anything else outside), a private `/tmp`;
+- the workspace writable (`workspace-write`) or read-only (`read-only`), plus any extra
+  writable directories the policy names (MCP launchers' caches);
+- gosling's own config, data and state directories hidden behind empty read-only dirs;
+- no network unless the policy allows it; `--die-with-parent` so that nothing in the sandbox
+  outlives gosling, and `--new-session` so a command cannot push keystrokes into the
+  user's terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from redact import is_credential_env
+
+SandboxMode = Literal["off", "read-only", "workspace-write"]
+SANDBOX_MODES: tuple[SandboxMode, ...] = ("off", "read-only", "workspace-write")
+STRICTNESS: Mapping[str, int] = {"off": 0, "workspace-write": 1, "read-only": 2}
+"""Higher is stricter; a project file may only move the sandbox up this scale."""
+
+PRIVATE_TMP = ("/tmp", "/var/tmp")
+CALL_MARKER_VAR = "GOSLING_TOOL_PROCESS"
+"""Set in every tool process's environment to a per-call token, so that processes which left
+the call's process group (`setsid`, double forks) can still be found and stopped."""
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """A sandbox that is in force (mode is never "off" here)."""
+
+    mode: Literal["read-only", "workspace-write"]
+    workspace: Path
+    """The project root: writable in `workspace-write`, read-only otherwise."""
+    network: bool = False
+    writable: tuple[Path, ...] = ()
+    """Further directories that stay writable (they must exist)."""
+    hidden: tuple[Path, ...] = ()
+    """Directories replaced by an empty read-only one (gosling's own config, data, state)."""
+    bwrap: str = "bwrap"
+    """The bubblewrap executable."""
+
+    def describe(self) -> str:
+        """One line for the user: which sandbox, and whether it has network."""
+        return f"{self.mode} ({'network allowed' if self.network else 'no network'})"
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
+
+def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, cwd: Path) -> list[str]:
+    """The command line that runs `argv` in `cwd` under `policy`.
+
+    Mount order matters (later mounts cover earlier ones): the private tmp comes before the
+    workspace so that a workspace under /tmp stays visible, and the hidden directories come
+    last unless they contain the workspace.
+    """
+    args = [policy.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for tmp in PRIVATE_TMP:
+        args += ["--tmpfs", tmp]
+    workspace_bind = "--bind" if policy.mode == "workspace-write" else "--ro-bind"
+    args += [workspace_bind, str(policy.workspace), str(policy.workspace)]
+    for extra in policy.writable:
+        if policy.mode == "read-only" and _inside(extra, policy.workspace):
+            continue
+        args += ["--bind", str(extra), str(extra)]
+    for hidden in policy.hidden:
+        if _inside(policy.workspace, hidden) or _inside(cwd, hidden):
+            continue
+        args += ["--tmpfs", str(hidden), "--remount-ro", str(hidden)]
+    args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+    if not policy.network:
+        args.append("--unshare-net")
+    args += ["--die-with-parent", "--new-session", "--chdir", str(cwd), "--", *argv]
+    return args
+
+
+def tool_environment(
+    base: Mapping[str, str], *, keep: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """`base` without any credential-like variable, plus `keep` (set explicitly by the user,
+    e.g. an MCP server's configured `env`), with prompts for git credentials turned off."""
+    env = {k: v for k, v in base.items() if not is_credential_env(k, v)}
+    env.update(keep or {})
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    return env
