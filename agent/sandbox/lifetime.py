@@ -6,10 +6,12 @@ Three layers, strongest first:
   in the namespace, `setsid` and double-forked ones too;
 - on Linux, the direct child gets a parent-death signal (`PR_SET_PDEATHSIG`), so a SIGKILLed
   gosling still takes the command (or bwrap) down with it;
-- without bwrap, every tool process carries a per-call marker in its environment, and at the
-  end of the call `/proc` is scanned for processes still carrying it (they may have left the
-  process group with `setsid`); those are killed. A process that wipes its own environment
-  escapes this last net: only the sandbox closes that gap.
+- every tool process carries a per-call marker in its environment, and at the end of the
+  call `/proc` is scanned for processes still carrying it (they may have left the process
+  group with `setsid`, or a sandbox may have been stopped before bwrap armed
+  `--die-with-parent`); those are killed. Without bwrap, a process that wipes its own
+  environment escapes this net, and a SIGKILLed gosling leaves the command's descendants
+  running (only the direct child dies): only the sandbox closes those gaps.
 """
 
 from __future__ import annotations

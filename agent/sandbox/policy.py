@@ -10,6 +10,8 @@ The layout inside the sandbox:
 - the workspace writable (`workspace-write`) or read-only (`read-only`), plus any extra
   writable directories the policy names (MCP launchers' caches);
 - gosling's own config, data and state directories hidden behind empty read-only dirs;
+- no capabilities (`--cap-drop ALL`: when gosling runs as root, bwrap would otherwise keep
+  them, and a command could simply remount `/` writable);
 - no network unless the policy allows it; `--die-with-parent` so that nothing in the sandbox
   outlives gosling, and `--new-session` so a command cannot push keystrokes into the
   user's terminal.
@@ -82,7 +84,8 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, cwd: Path) -> list
     args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts"]
     if not policy.network:
         args.append("--unshare-net")
-    args += ["--die-with-parent", "--new-session", "--chdir", str(cwd), "--", *argv]
+    args += ["--cap-drop", "ALL", "--die-with-parent", "--new-session"]
+    args += ["--chdir", str(cwd), "--", *argv]
     return args
 
 

@@ -13,6 +13,9 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from pathlib import Path
+
+from agent.sandbox.policy import SandboxPolicy, bwrap_argv
 
 PROBE_TIMEOUT_SECS = 10.0
 
@@ -26,27 +29,9 @@ class BwrapStatus:
 
 
 def probe_argv(bwrap: str) -> list[str]:
-    """The smallest sandbox with all the namespaces and mounts `bwrap_argv` uses."""
-    return [
-        bwrap,
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--tmpfs",
-        "/tmp",
-        "--unshare-pid",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--unshare-net",
-        "--die-with-parent",
-        "--new-session",
-        "--",
-        "true",
-    ]
+    """`true` in a sandbox with every namespace, mount and option that tool calls use."""
+    policy = SandboxPolicy(mode="read-only", workspace=Path("/"), bwrap=bwrap)
+    return bwrap_argv(policy, ["true"], cwd=Path("/"))
 
 
 @functools.cache

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.sandbox import Launch, SandboxPolicy, plan_launch, spawn, tool_environment
+from agent.sandbox.launch import release, wait_exit
 from agent.tools.developer.output import CapturedOutput, StreamCapture
 
 PIPE_GRACE_SECS = 0.5
@@ -87,14 +88,9 @@ async def run_command(
 
 
 async def _reap(process: asyncio.subprocess.Process, launch: Launch) -> None:
-    """Stop whatever the call left behind and release the pipes while the loop still runs
-    (a transport closed later by the garbage collector fails with "Event loop is closed")."""
-    if launch.kill_leftovers() and process.returncode is None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(_poll_exit(process), KILL_GRACE_SECS)
-    transport = getattr(process, "_transport", None)
-    if transport is not None:
-        transport.close()
+    """Stop whatever the call left behind and release the pipes."""
+    await asyncio.to_thread(launch.kill_leftovers)
+    await release(process, KILL_GRACE_SECS)
 
 
 async def _collect(
@@ -143,7 +139,7 @@ Readers = asyncio.Future[tuple[None, None]]
 
 async def _wait_exit_or_eof(process: asyncio.subprocess.Process, readers: Readers) -> None:
     """Return once the shell has exited (pipes may still be held open by its children)."""
-    exited = asyncio.ensure_future(_poll_exit(process))
+    exited = asyncio.ensure_future(wait_exit(process))
     try:
         waiting: list[asyncio.Future[Any]] = [exited, readers]
         await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
@@ -153,18 +149,11 @@ async def _wait_exit_or_eof(process: asyncio.subprocess.Process, readers: Reader
         exited.cancel()
 
 
-async def _poll_exit(process: asyncio.subprocess.Process) -> None:
-    # Not process.wait(): on Python 3.11 it also waits for the pipes to close, which a
-    # background child can hold open forever; the exit status itself is set right away.
-    while process.returncode is None:  # noqa: ASYNC110 - no event exists for this
-        await asyncio.sleep(0.01)
-
-
 async def _stop(process: asyncio.subprocess.Process, readers: Readers, launch: Launch) -> None:
     """Make sure no member of the group survives, nor anything that left it (`setsid`), then
     collect the readers."""
     await terminate_group(process.pid)
-    launch.kill_leftovers()
+    await asyncio.to_thread(launch.kill_leftovers)
     with contextlib.suppress(TimeoutError, asyncio.CancelledError):
         await asyncio.wait_for(asyncio.shield(readers), KILL_GRACE_SECS)
     if not readers.done():
@@ -173,7 +162,7 @@ async def _stop(process: asyncio.subprocess.Process, readers: Readers, launch: L
         await readers
     if process.returncode is None:
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(_poll_exit(process), KILL_GRACE_SECS)
+            await asyncio.wait_for(wait_exit(process), KILL_GRACE_SECS)
 
 
 async def terminate_group(pgid: int, grace: float = KILL_GRACE_SECS) -> None:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import signal
 import sys
 from pathlib import Path
 
