@@ -49,3 +49,28 @@ async def wait_until(condition: Callable[[], bool], within: float = 10.0) -> Non
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {within}s")
         await asyncio.sleep(0.02)
+
+
+def processes_running(argv: list[str]) -> list[int]:
+    """Live processes, anywhere on the machine (sandboxes included), whose command line is
+    exactly `argv`: tests give each process they look for a unique one."""
+    wanted = "\0".join(argv).encode() + b"\0"
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if Path(entry.path, "cmdline").read_bytes() == wanted and is_running(int(entry.name)):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def wait_until_sync(condition: Callable[[], bool], within: float = 10.0) -> None:
+    """`wait_until` for synchronous tests."""
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {within}s")
+        time.sleep(0.02)

@@ -1,0 +1,148 @@
+"""The sandbox's rules as pure functions: the bwrap command line, the environment, the
+choice of sandbox and what a project config may change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.config import load_settings
+from agent.sandbox import (
+    BwrapStatus,
+    SandboxPolicy,
+    bwrap_argv,
+    choose_sandbox,
+    plan_launch,
+    tool_environment,
+)
+from agent.sandbox.choice import linked_git_dirs, project_root
+from prompts.locations import UserDirs
+
+WS = Path("/home/u/project")
+
+
+def argv(**overrides: object) -> list[str]:
+    policy = SandboxPolicy(**{"mode": "workspace-write", "workspace": WS, **overrides})  # type: ignore[arg-type]
+    return bwrap_argv(policy, ["bash", "-c", "make test"], cwd=WS / "src")
+
+
+def pairs(args: list[str], flag: str) -> list[str]:
+    return [args[i + 1] for i, a in enumerate(args) if a == flag]
+
+
+def test_workspace_is_the_only_writable_place_and_tmp_is_private() -> None:
+    args = argv()
+    assert args[:4] == ["bwrap", "--ro-bind", "/", "/"]
+    assert pairs(args, "--bind") == [str(WS)]
+    assert pairs(args, "--tmpfs") == ["/tmp", "/var/tmp"]
+    assert args.index("--tmpfs") < args.index("--bind"), "a workspace under /tmp must stay visible"
+    assert pairs(args, "--chdir") == [str(WS / "src")]
+    assert args[args.index("--") + 1 :] == ["bash", "-c", "make test"]
+
+
+def test_read_only_mode_binds_the_workspace_read_only() -> None:
+    args = argv(mode="read-only", writable=(WS / "build", Path("/cache")))
+    assert str(WS) in pairs(args, "--ro-bind")
+    assert pairs(args, "--bind") == ["/cache"]
+
+
+def test_isolation_flags() -> None:
+    args = argv()
+    for flag in ("--unshare-pid", "--unshare-net", "--die-with-parent", "--new-session"):
+        assert flag in args
+    assert pairs(args, "--cap-drop") == ["ALL"]
+    assert pairs(args, "--proc") == ["/proc"]
+    assert "--unshare-net" not in argv(network=True)
+
+
+def test_gosling_dirs_are_hidden_unless_they_hold_the_workspace() -> None:
+    state = Path("/home/u/.local/state/gosling")
+    args = argv(hidden=(state, Path("/home/u")))
+    assert pairs(args, "--remount-ro") == [str(state)]
+    assert args.index(str(WS)) < args.index(str(state))
+
+
+def test_environment_has_no_credentials_but_keeps_what_the_user_configured() -> None:
+    base = {
+        "PATH": "/usr/bin",
+        "ANTHROPIC_API_KEY": "sk-ant-x",
+        "OPENAI_API_KEY": "sk-x",
+        "AWS_SECRET_ACCESS_KEY": "aws",
+        "GITHUB_TOKEN": "ghp",
+        "DATABASE_URL": "postgres://app:pw@db/app",
+        "PLAIN_URL": "https://example.com/x",
+    }
+    env = tool_environment(base, keep={"GITHUB_TOKEN": "for-this-server"})
+    assert env == {
+        "PATH": "/usr/bin",
+        "PLAIN_URL": "https://example.com/x",
+        "GITHUB_TOKEN": "for-this-server",
+        "GIT_TERMINAL_PROMPT": "0",
+    }
+
+
+def test_a_sandboxed_launch_runs_bwrap_with_a_private_tmpdir() -> None:
+    policy = SandboxPolicy(mode="workspace-write", workspace=WS, bwrap="/usr/bin/bwrap")
+    launch = plan_launch(["sh", "-c", "x"], cwd=WS, env={"TMPDIR": "/tmp/u"}, sandbox=policy)
+    assert launch.argv[0] == "/usr/bin/bwrap" and launch.argv[-3:] == ("sh", "-c", "x")
+    assert launch.env["TMPDIR"] == "/tmp"
+    plain = plan_launch(["sh", "-c", "x"], cwd=WS, env={"TMPDIR": "/tmp/u"}, sandbox=None)
+    assert plain.argv == ("sh", "-c", "x") and plain.env["TMPDIR"] == "/tmp/u"
+    assert plain.marker != launch.marker
+
+
+def test_without_bwrap_there_is_a_warning_and_no_sandbox(tmp_path: Path) -> None:
+    missing = BwrapStatus(None, "bubblewrap is not installed")
+    choice = choose_sandbox("workspace-write", workspace=tmp_path, status=missing)
+    assert choice.policy is None and choice.used == "off"
+    assert choice.warning and "bubblewrap is not installed" in choice.warning
+    off = choose_sandbox("off", workspace=tmp_path, status=missing)
+    assert off.warning is None and off.used == "off"
+    there = choose_sandbox(
+        "read-only", workspace=tmp_path, status=BwrapStatus("/usr/bin/bwrap"), network=True
+    )
+    assert there.used == "read-only" and there.policy is not None and there.policy.network
+
+
+def test_the_workspace_is_the_git_root_and_a_worktree_s_git_dirs_stay_writable(
+    tmp_path: Path,
+) -> None:
+    main = tmp_path / "main"
+    (main / ".git" / "worktrees" / "wt").mkdir(parents=True)
+    (main / ".git" / "worktrees" / "wt" / "commondir").write_text("../..\n")
+    wt = tmp_path / "wt"
+    (wt / "pkg").mkdir(parents=True)
+    (wt / ".git").write_text(f"gitdir: {main / '.git' / 'worktrees' / 'wt'}\n")
+    assert project_root(wt / "pkg") == wt
+    assert linked_git_dirs(wt) == [main / ".git" / "worktrees" / "wt", main / ".git"]
+    status = BwrapStatus("/usr/bin/bwrap")
+    writable = choose_sandbox("workspace-write", workspace=wt, status=status).policy
+    assert writable is not None and main / ".git" in writable.writable
+    read_only = choose_sandbox("read-only", workspace=wt, status=status).policy
+    assert read_only is not None and read_only.writable == ()
+
+
+@pytest.mark.parametrize(
+    ("user", "project", "expected"),
+    [
+        ("", 'sandbox = "off"', "workspace-write"),
+        ('sandbox = "read-only"', 'sandbox = "workspace-write"', "read-only"),
+        ("", 'sandbox = "read-only"', "read-only"),
+        ('sandbox = "off"', 'sandbox = "workspace-write"', "workspace-write"),
+    ],
+)
+def test_a_project_config_may_tighten_the_sandbox_never_loosen_it(
+    tmp_path: Path, user: str, project: str, expected: str
+) -> None:
+    dirs = UserDirs(tmp_path / "c", tmp_path / "d", tmp_path / "s")
+    dirs.config.mkdir()
+    (dirs.config / "config.toml").write_text(user + "\n")
+    repo = tmp_path / "repo"
+    (repo / ".gosling").mkdir(parents=True)
+    (repo / ".gosling" / "config.toml").write_text(project + "\nsandbox_network = true\n")
+    settings = load_settings(repo, environ={}, dirs=dirs).settings
+    assert settings.sandbox == expected
+    assert settings.sandbox_network is False
+    flagged = load_settings(repo, environ={}, dirs=dirs, flags={"sandbox": "off"}).settings
+    assert flagged.sandbox == "off"

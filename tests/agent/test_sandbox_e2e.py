@@ -1,0 +1,159 @@
+"""`gosling run` against the loopback fake server: the sandbox holds end to end, and no tool
+process outlives its call or gosling itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent.sandbox import bwrap_status
+from tests.agent.test_run_e2e import gosling, gosling_env, run_args, tool
+from tests.agent.tools.processes import processes_running, wait_until_sync
+from tests.fakes import FakeLLMServer, Turn
+
+needs_bwrap = pytest.mark.skipif(
+    bwrap_status().path is None, reason=f"no usable bwrap: {bwrap_status().problem}"
+)
+PLANTED = {
+    "ANTHROPIC_API_KEY": "sk-ant-planted-1111",
+    "OPENAI_API_KEY": "sk-planted-2222",
+    "AWS_SECRET_ACCESS_KEY": "planted-aws-3333",
+    "DATABASE_URL": "postgres://app:planted-pw-4444@db/app",
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    work = tmp_path / "repo"
+    (work / ".git").mkdir(parents=True)
+    return work
+
+
+@pytest.fixture
+def server() -> FakeLLMServer:
+    with FakeLLMServer() as fake:
+        yield fake  # type: ignore[misc]
+
+
+def events(stdout: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+@needs_bwrap
+def test_a_shell_command_sees_no_key_and_writes_only_the_workspace(
+    tmp_path: Path, repo: Path, server: FakeLLMServer
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    sibling = tmp_path / "sibling"
+    sibling.mkdir()
+    # Outside /tmp too: the private /tmp alone would hide the test's own dirs.
+    elsewhere = Path(sys.prefix) / f"pwned-{os.getpid()}"
+    command = (
+        "env; cat /proc/*/environ /proc/*/cmdline /proc/$PPID/environ | tr '\\0' '\\n'; "
+        'echo x > "$HOME/pwned"; echo x > "$GOSLING_HOME/pwned"; echo x > ../sibling/pwned; '
+        f"echo x > {elsewhere}; echo ok > inside.txt"
+    )
+    server.add(tool("developer__shell", command=command), Turn(text="Done."))
+    env = gosling_env(HOME=str(home), **PLANTED)
+    try:
+        result = gosling(
+            run_args(server, "openai", "--output-format", "stream-json", "-t", "look"),
+            repo,
+            env=env,
+        )
+        assert not elsewhere.exists()
+    finally:
+        elsewhere.unlink(missing_ok=True)
+    assert result.returncode == 0, result.stderr
+    init = events(result.stdout)[0]
+    assert init["type"] == "init" and init["sandbox"] == "workspace-write"
+    tool_output = json.dumps(server.model_requests()[1].body)
+    assert "Read-only file system" in tool_output
+    for value in ("1111", "2222", "3333", "4444"):
+        assert value not in tool_output and value not in result.stdout
+    assert (repo / "inside.txt").read_text() == "ok\n"
+    gosling_home = Path(os.environ["GOSLING_HOME"])
+    for outside in (home / "pwned", gosling_home / "pwned", sibling / "pwned"):
+        assert not outside.exists(), outside
+
+
+def test_without_bwrap_one_warning_and_the_run_goes_on(
+    tmp_path: Path, repo: Path, server: FakeLLMServer
+) -> None:
+    empty_path = tmp_path / "bin"
+    empty_path.mkdir()
+    server.add(Turn(text="Fine."))
+    env = gosling_env(PATH=str(empty_path))
+    result = gosling(
+        run_args(server, "openai", "--output-format", "stream-json", "-t", "hi"), repo, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert events(result.stdout)[0]["sandbox"] == "off"
+    warnings = [line for line in result.stderr.splitlines() if "no sandbox" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("warning: ")
+    assert "bubblewrap" in warnings[0]
+    off = gosling(
+        run_args(server, "openai", "--sandbox", "off", "--output-format", "stream-json", "-t", "x"),
+        repo,
+        env=env,
+    )
+    assert events(off.stdout)[0]["sandbox"] == "off"
+    assert "no sandbox" not in off.stderr
+
+
+def test_a_setsid_child_holding_the_output_is_stopped_without_traceback(
+    repo: Path, server: FakeLLMServer
+) -> None:
+    server.add(
+        tool("developer__shell", command="setsid sleep 3000.301 & echo started"),
+        Turn(text="Done."),
+    )
+    result = gosling(run_args(server, "openai", "--sandbox", "off", "-t", "go"), repo)
+    assert result.returncode == 0, result.stderr
+    assert "Event loop is closed" not in result.stderr
+    assert "Traceback" not in result.stderr
+    wait_until_sync(lambda: not processes_running(["sleep", "3000.301"]), within=10)
+
+
+@pytest.mark.parametrize(
+    ("sig", "sandbox"),
+    [
+        pytest.param(signal.SIGKILL, "workspace-write", marks=needs_bwrap, id="kill-sandboxed"),
+        pytest.param(signal.SIGHUP, "workspace-write", marks=needs_bwrap, id="hup-sandboxed"),
+        pytest.param(signal.SIGHUP, "off", id="hup-unsandboxed"),
+        pytest.param(signal.SIGTERM, "off", id="term-unsandboxed"),
+    ],
+)
+def test_tool_processes_die_with_gosling(
+    repo: Path, server: FakeLLMServer, sig: signal.Signals, sandbox: str
+) -> None:
+    tag = f"{4000 + sig}.{len(sandbox)}"
+    marks = [["sleep", f"{tag}1"], ["sleep", f"{tag}2"], ["sleep", f"{tag}3"]]
+    command = f"setsid sleep {tag}1 > /dev/null 2>&1 & sleep {tag}2 & sleep {tag}3"
+    server.add(tool("developer__shell", command=command))
+    args = [sys.executable, "-m", "agent.cli", *run_args(server, "openai", "--sandbox", sandbox)]
+    proc = subprocess.Popen(
+        [*args, "-t", "wait"],
+        cwd=repo,
+        env=gosling_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_until_sync(lambda: all(processes_running(m) for m in marks), within=60)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    wait_until_sync(lambda: not any(processes_running(m) for m in marks), within=15)
+    assert "Event loop is closed" not in err
+    if sig != signal.SIGKILL:
+        assert proc.returncode == 130, err
