@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,9 +37,9 @@ def repo(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def server() -> FakeLLMServer:
+def server() -> Iterator[FakeLLMServer]:
     with FakeLLMServer() as fake:
-        yield fake  # type: ignore[misc]
+        yield fake
 
 
 def events(stdout: str) -> list[dict[str, object]]:
