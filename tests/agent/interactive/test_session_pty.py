@@ -93,3 +93,27 @@ def test_resume_takes_an_optional_id() -> None:
     assert bare.exit_code == 2 and "drop it when resuming" in bare.output  # --resume took no id
     with_id = runner.invoke(session_command, ["--resume", "20260101_1"])
     assert with_id.exit_code == 2 and "needs a terminal" in with_id.output
+
+
+def test_closing_the_terminal_stops_the_running_tool_processes(
+    repo: Path, server: FakeLLMServer
+) -> None:
+    import signal
+
+    from tests.agent.tools.processes import processes_running, wait_until_sync
+    from tests.fakes import FakeToolCall
+
+    marks = [["sleep", "5001.1"], ["sleep", "5001.2"], ["sleep", "5001.3"]]
+    command = "setsid sleep 5001.1 > /dev/null 2>&1 & sleep 5001.2 & sleep 5001.3"
+    server.add(Turn(tool_calls=[FakeToolCall("developer__shell", {"command": command})]))
+    term = PtySession(["session", "--sandbox", "off"], repo, gosling_env(server))
+    try:
+        term.expect("Ctrl-D: quit")
+        term.send("run it\r")
+        wait_until_sync(lambda: all(processes_running(m) for m in marks), within=30)
+        os.kill(term.pid, signal.SIGHUP)
+        assert term.wait() == 128 + signal.SIGHUP
+    finally:
+        term.close()
+    wait_until_sync(lambda: not any(processes_running(m) for m in marks), within=15)
+    assert "Event loop is closed" not in term.text
