@@ -40,6 +40,8 @@ class RunInfo:
     duration_ms: int = 0
     total_cost_usd: float | None = None
     """None when the model's price is unknown."""
+    sandbox: str | None = None
+    """Where tool processes ran: off, read-only or workspace-write."""
 
 
 def result_payload(
@@ -60,6 +62,7 @@ def result_payload(
         "total_cost_usd": info.total_cost_usd,
         "permission_denied": finished.permission_denied,
         "error": finished.error,
+        "sandbox": info.sandbox,
     }
 
 

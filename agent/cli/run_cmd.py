@@ -271,6 +271,7 @@ async def _run(request: RunRequest) -> int:
         model=model,
         duration_ms=round((time.monotonic() - started) * 1000),
         total_cost_usd=cost_usd(model, finished.usage, model_prices(runtime.settings)),
+        sandbox=runtime.sandbox.used,
     )
     renderer.finish(session.id, finished, info)
     if request.last_message_file is not None:

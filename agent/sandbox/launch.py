@@ -28,7 +28,6 @@ class Launch:
     env: dict[str, str]
     cwd: Path
     marker: str
-    sandboxed: bool
 
     def kill_leftovers(self) -> int:
         """Stop processes of this launch that left its process group. Under bwrap too: the
@@ -44,10 +43,10 @@ def plan_launch(
     marker = new_marker()
     full_env = {**env, CALL_MARKER_VAR: marker}
     if sandbox is None:
-        return Launch(tuple(argv), full_env, cwd, marker, sandboxed=False)
+        return Launch(tuple(argv), full_env, cwd, marker)
     full_env["TMPDIR"] = "/tmp"
     wrapped = bwrap_argv(sandbox, argv, cwd=cwd)
-    return Launch(tuple(wrapped), full_env, cwd, marker, sandboxed=True)
+    return Launch(tuple(wrapped), full_env, cwd, marker)
 
 
 async def spawn(launch: Launch, **stdio: Any) -> asyncio.subprocess.Process:

@@ -8,38 +8,25 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from agent.sandbox import bwrap_status
+from tests.agent.sandbox.conditions import PLANTED, PLANTED_MARKS, needs_bwrap
 from tests.agent.test_run_e2e import gosling, gosling_env, run_args, tool
 from tests.agent.tools.processes import processes_running, wait_until_sync
 from tests.fakes import FakeLLMServer, Turn
 
-needs_bwrap = pytest.mark.skipif(
-    bwrap_status().path is None, reason=f"no usable bwrap: {bwrap_status().problem}"
-)
-PLANTED = {
-    "ANTHROPIC_API_KEY": "sk-ant-planted-1111",
-    "OPENAI_API_KEY": "sk-planted-2222",
-    "AWS_SECRET_ACCESS_KEY": "planted-aws-3333",
-    "DATABASE_URL": "postgres://app:planted-pw-4444@db/app",
-}
+
+@pytest.fixture
+def server(fake_llm: FakeLLMServer) -> FakeLLMServer:
+    return fake_llm
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    work = tmp_path / "repo"
-    (work / ".git").mkdir(parents=True)
-    return work
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as fake:
-        yield fake
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    return tmp_path / "repo"
 
 
 def events(stdout: str) -> list[dict[str, object]]:
@@ -73,11 +60,12 @@ def test_a_shell_command_sees_no_key_and_writes_only_the_workspace(
     finally:
         elsewhere.unlink(missing_ok=True)
     assert result.returncode == 0, result.stderr
-    init = events(result.stdout)[0]
+    init, *_, last = events(result.stdout)
     assert init["type"] == "init" and init["sandbox"] == "workspace-write"
+    assert last["type"] == "result" and last["sandbox"] == "workspace-write"
     tool_output = json.dumps(server.model_requests()[1].body)
     assert "Read-only file system" in tool_output
-    for value in ("1111", "2222", "3333", "4444"):
+    for value in PLANTED_MARKS:
         assert value not in tool_output and value not in result.stdout
     assert (repo / "inside.txt").read_text() == "ok\n"
     gosling_home = Path(os.environ["GOSLING_HOME"])

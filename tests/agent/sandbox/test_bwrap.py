@@ -12,21 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.sandbox import SandboxPolicy, bwrap_status, choose_sandbox
+from agent.sandbox import SandboxPolicy, choose_sandbox
 from agent.tools import DeveloperSettings, ExtensionConfig, ExtensionManager, ToolContext
 from agent.tools.developer import developer_extension
+from tests.agent.sandbox.conditions import PLANTED, PLANTED_MARKS, needs_bwrap
 from tests.agent.tools.processes import processes_running, wait_until
 
-pytestmark = pytest.mark.skipif(
-    bwrap_status().path is None, reason=f"no usable bwrap: {bwrap_status().problem}"
-)
-
-PLANTED = {
-    "ANTHROPIC_API_KEY": "sk-ant-planted-1111",
-    "OPENAI_API_KEY": "sk-planted-2222",
-    "AWS_SECRET_ACCESS_KEY": "planted-aws-3333",
-    "DATABASE_URL": "postgres://app:planted-pw-4444@db/app",
-}
+pytestmark = needs_bwrap
 
 
 def policy(workspace: Path, mode: str = "workspace-write", **extra: object) -> SandboxPolicy:
@@ -61,7 +53,7 @@ async def test_no_key_is_visible_through_env_or_proc(
         policy(workspace),
     )
     assert "Exit code: 0" in out
-    for value in ("1111", "2222", "3333", "4444"):
+    for value in PLANTED_MARKS:
         assert value not in out
     process_count = int(out.split("--- stdout ---\n")[1].split("\n--- stderr")[0].splitlines()[-1])
     assert process_count < 10, "the sandbox sees only its own processes"

@@ -1,0 +1,21 @@
+"""Shared by the sandbox tests: when they can run, and the secrets they plant."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.sandbox import bwrap_status
+
+needs_bwrap = pytest.mark.skipif(
+    bwrap_status().path is None, reason=f"no usable bwrap: {bwrap_status().problem}"
+)
+"""Skip only where bwrap cannot run here; `.ci/run` installs it, so CI runs these tests."""
+
+PLANTED = {
+    "ANTHROPIC_API_KEY": "sk-ant-planted-1111",
+    "OPENAI_API_KEY": "sk-planted-2222",
+    "AWS_SECRET_ACCESS_KEY": "planted-aws-3333",
+    "DATABASE_URL": "postgres://app:planted-pw-4444@db/app",
+}
+PLANTED_MARKS = ("1111", "2222", "3333", "4444")
+"""A piece of each planted value: none may show in a tool's output."""
