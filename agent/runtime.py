@@ -115,9 +115,7 @@ async def build_runtime(
         network=settings.sandbox_network,
         hidden=(dirs.config, dirs.data, dirs.state),
     )
-    developer = DeveloperSettings(
-        shell_timeout_secs=settings.shell_timeout, sandbox=sandbox.policy
-    )
+    developer = DeveloperSettings(shell_timeout_secs=settings.shell_timeout, sandbox=sandbox.policy)
     caps = ResultCaps.from_settings(developer)
     tools = ExtensionManager(
         on_event=on_extension_event, log_dir=dirs.state / "logs", result_limit=caps
