@@ -1,25 +1,26 @@
 """`Agent.reply`: the reply loop.
 
 One user message in; events out until the model stops calling tools, the turn budget runs
-out, an error stops it or the caller cancels it. Before every model call the context policy
-trims old tool output and the budget decides whether to compact; every message and visibility
-change is persisted as it happens, and whatever stops the turn, every tool call is answered.
+out, an error stops it or the caller cancels it. Every context decision is the session's
+`ContextPipeline`'s (`before_call`, `overflowed`, `after_call`); the loop only calls it.
+Every message and visibility change is persisted as it happens, and whatever stops the turn,
+every tool call is answered. `Agent` keeps nothing between sessions: what a session needs
+lives on its `AgentSession`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from agent.config import Settings
-from agent.context_policy import ContextPolicy
+from agent.context_pipeline import ContextPipeline
 from agent.events import (
-    CompactionFinished,
-    CompactionStarted,
     CompactionTrigger,
     ErrorEvent,
     Event,
@@ -34,15 +35,15 @@ from agent.events import (
 )
 from agent.permissions import PermissionMode, PermissionSettings, parse_mode, rules_from_lists
 from agent.session import AgentSession, StoreExtensionData
-from agent.system_prompt import build_system_prompt
+from agent.system_prompt import RequestPrefix, build_request_prefix
 from agent.tool_runner import Approver, ToolRunner
 from agent.tools.developer import read_todo, render_todo_block
 from agent.tools.manager import ExtensionManager
-from context_mgmt import CompactionFailed, ContextBudget, compact_messages
+from context_mgmt import CompactionFailed
 from context_mgmt.tokens import TokenCounter, default_counter
 from context_mgmt.turn_context import TurnContext, format_turn_context, with_turn_context
 from conversation import Message, ToolRequest
-from hints import SubdirectoryHintTracker, load_hint_files
+from hints import SubdirectoryHintTracker
 from providers import (
     TRUNCATED_STOP_REASONS,
     Completed,
@@ -53,7 +54,6 @@ from providers import (
 )
 from providers import TextDelta as ModelTextDelta
 from providers import ThinkingDelta as ModelThinkingDelta
-from sessions.records import UsageKind, UsageRecord
 from sessions.store import SessionStore
 
 INTERRUPTED_NOTE = "(The user interrupted this turn before I replied.)"
@@ -97,64 +97,88 @@ class Agent:
             mode=parse_mode(self.config.mode),
             rules=rules_from_lists(**self.config.permissions.model_dump()),
         )
-        self.policy = ContextPolicy(provider, self.config, self.counter)
-        self.system_prompt = ""
-        self._reset_session_state()
 
     # -- sessions -------------------------------------------------------------------------------
 
-    def _reset_session_state(self) -> None:
-        self.budget = ContextBudget.for_provider(self.provider, self.config.auto_compact_threshold)
-        self.hint_tracker = SubdirectoryHintTracker(self.config.context_file_names)
+    def open_session(
+        self,
+        messages: Sequence[Message] = (),
+        *,
+        session_id: str | None = None,
+        extension_data: dict[str, Any] | None = None,
+        context_tokens: int = 0,
+    ) -> AgentSession:
+        """A session over `messages` with its own pipeline and hint tracker (`context_tokens`:
+        the size it last recorded, if any). Not stored unless `session_id` names a stored one."""
+        requests = [r for m in messages for r in m.tool_requests]
+        hints = SubdirectoryHintTracker.from_tool_requests(
+            requests, self.working_dir, self.config.context_file_names
+        )
+        session = AgentSession(
+            session_id,
+            self.working_dir,
+            self.store if session_id is not None else None,
+            self.counter,
+            ContextPipeline(self.provider, self.config, self.counter),
+            hints,
+            messages=list(messages),
+            extension_data=extension_data or {},
+            context_tokens=context_tokens,
+        )
+        session.pipeline.resumed(session, context_tokens)
+        return session
 
     def new_session(self, name: str = "") -> AgentSession:
         """A fresh session, stored when the agent has a store."""
-        self._reset_session_state()
-        session_id = None
-        if self.store is not None:
-            record = self.store.create(
-                working_dir=self.working_dir,
-                name=name,
-                provider=self.provider.name,
-                model=self.provider.model_config.model,
-            )
-            session_id = record.id
-            self.store.open_for_writing(session_id)
-        return AgentSession(
-            session_id, self.working_dir, self.store, self.counter, present=self.policy.present
+        if self.store is None:
+            return self.open_session()
+        record = self.store.create(
+            working_dir=self.working_dir,
+            name=name,
+            provider=self.provider.name,
+            model=self.provider.model_config.model,
         )
+        self.store.open_for_writing(record.id)
+        return self.open_session(session_id=record.id)
 
     def resume_session(self, session_id: str) -> AgentSession:
         """Load a stored session to continue it (refused while another process writes it)."""
         if self.store is None:
             raise ValueError("resuming needs a session store")
         self.store.open_for_writing(session_id)
-        self._reset_session_state()
-        messages = self.store.load_messages(session_id)
-        record = self.store.get(session_id)
-        session = AgentSession(
-            session_id,
-            self.working_dir,
-            self.store,
-            self.counter,
-            messages=messages,
+        return self.open_session(
+            self.store.load_messages(session_id),
+            session_id=session_id,
             extension_data=self.store.get_extension_data(session_id),
-            present=self.policy.present,
-            context_tokens=record.tokens.context_tokens or 0,
+            context_tokens=self.store.get(session_id).tokens.context_tokens or 0,
         )
-        requests = [r for m in messages for r in m.tool_requests]
-        self.hint_tracker = SubdirectoryHintTracker.from_tool_requests(
-            requests, self.working_dir, self.config.context_file_names
-        )
-        return session
+
+    def request_prefix(self, session: AgentSession) -> RequestPrefix:
+        """The system prompt and tool schemas of `session`'s requests: built once, rebuilt
+        when the permission mode or the set of extensions changes."""
+        chat = self.permissions.mode == PermissionMode.CHAT
+        built_for = (chat, self.tools.names)
+        prefix = session.prefix
+        if prefix is None or prefix.built_for not in (None, built_for):
+            prefix = build_request_prefix(
+                working_dir=self.working_dir,
+                hint_files=self.config.context_file_names,
+                tool_specs=() if chat else self.tools.specs(),
+                chat_mode=chat,
+                extension_instructions=self.tools.instructions(),
+                now=self.clock(),
+                appended=self.config.append_system_prompt,
+                built_for=built_for,
+            )
+            session.prefix = prefix
+        session.pipeline.set_overhead(prefix.system_prompt, prefix.tool_specs)
+        return prefix
 
     # -- one turn -------------------------------------------------------------------------------
 
-    async def reply(self, session: AgentSession, text: str) -> AsyncIterator[Event]:
-        """Answer `text`; the last event is always `TurnFinished`."""
-        user = Message.user(text)
-        session.append(user)
-        yield MessageAdded(user)
+    async def reply(self, session: AgentSession, text: str | Message) -> AsyncIterator[Event]:
+        """Answer `text` (or a whole user message); the last event is always `TurnFinished`."""
+        user = text if isinstance(text, Message) else Message.user(text)
         turn = _Turn(started=self.clock())
         runner = ToolRunner(
             self.tools,
@@ -166,15 +190,17 @@ class Agent:
         )
         stop: StopReason = "end_turn"
         error: str | None = None
-        self._prepare_request()
+        prefix = self.request_prefix(session)
         try:
+            session.append(user)
+            yield MessageAdded(user)
             while True:
                 if turn.calls >= self.config.max_turns:
                     stop = "max_turns"
                     break
-                async for event in self._before_call(session, turn):
+                async for event in session.pipeline.before_call(session, turn.tool_calls):
                     yield event
-                async for event in self._call_model(session, turn):
+                async for event in self._call_model(session, turn, prefix):
                     yield event
                 reply = turn.reply
                 assert reply is not None
@@ -198,44 +224,22 @@ class Agent:
             error = str(exc)
             yield ErrorEvent(error, kind=type(exc).__name__)
         finally:
-            await self.policy.settle(session, cancelled=stop == "cancelled")
+            await session.pipeline.settle(cancelled=stop == "cancelled")
         final = turn.reply.text if turn.reply is not None and stop == "end_turn" else ""
         yield TurnFinished(stop, turn.calls, final, turn.usage, runner.denied, error)
 
     # -- steps ----------------------------------------------------------------------------------
 
-    def _prepare_request(self) -> None:
-        chat = self.permissions.mode == PermissionMode.CHAT
-        self.tool_specs = [] if chat else self.tools.specs()
-        self.system_prompt = build_system_prompt(
-            working_dir=self.working_dir,
-            hints=load_hint_files(self.working_dir, self.config.context_file_names),
-            tool_names=[s.name for s in self.tool_specs],
-            chat_mode=chat,
-            extension_instructions=self.tools.instructions(),
-            now=self.clock(),
-            appended=self.config.append_system_prompt,
-        )
-        overhead = self.counter.count_text(self.system_prompt) + 4
-        self.budget.overhead_tokens = overhead + self.counter.count_tools(self.tool_specs) + 3
-
-    async def _before_call(self, session: AgentSession, turn: _Turn) -> AsyncIterator[Event]:
-        async for event in self.policy.before_call(session, turn.tool_calls):
-            yield event
-        check = self.budget.check(session.view.request_messages(session.messages))
-        if check.compact and self.policy.plan.compact_at_threshold:
-            yield Notice(f"Compacting the conversation: {check.reason}.")
-            async for event in self.compact(session, trigger="threshold"):
-                yield event
-
-    async def _call_model(self, session: AgentSession, turn: _Turn) -> AsyncIterator[Event]:
+    async def _call_model(
+        self, session: AgentSession, turn: _Turn, prefix: RequestPrefix
+    ) -> AsyncIterator[Event]:
         while True:
             view = session.view.request_messages(session.messages)
             block = format_turn_context(self._turn_context(session, turn))
             request = with_turn_context(view, block)
             turn.partial = ""
             completed: Completed | None = None
-            stream = self.provider.stream(self.system_prompt, request, self.tool_specs)
+            stream = self.provider.stream(prefix.system_prompt, request, list(prefix.tool_specs))
             try:
                 async with _closing(stream):
                     async for event in stream:
@@ -248,12 +252,8 @@ class Agent:
                             completed = event
                 if completed is None:
                     raise ProviderError("the model's reply ended without completing")
-            except ContextLengthExceeded:
-                if not self.policy.plan.compact_on_overflow:
-                    raise
-                self.budget.begin_overflow_compaction()
-                yield Notice("The request did not fit the model's context window; compacting.")
-                async for compaction_event in self.compact(session, trigger="overflow"):
+            except ContextLengthExceeded as exc:
+                async for compaction_event in session.pipeline.overflowed(session, exc):
                     yield compaction_event
                 continue
             break
@@ -262,10 +262,7 @@ class Agent:
         reply, usage = completed.message, completed.usage
         turn.reply = reply
         turn.usage = turn.usage + usage
-        context = (usage.input_tokens or 0) + (usage.output_tokens or 0) or None
-        record = UsageRecord(usage, self.provider.model_config.model, UsageKind.NORMAL)
-        session.commit(append=[reply], usage=[record], context_tokens=context)
-        self.budget.record_usage(usage, [*view, reply])
+        context = session.pipeline.after_call(session, view, reply, usage)
         yield MessageAdded(reply)
         if usage.stop_reason in TRUNCATED_STOP_REASONS:
             yield Notice(
@@ -273,14 +270,14 @@ class Agent:
                 "raise max_output_tokens or ask for a shorter answer."
             )
         limit = self.provider.model_config.context_limit
-        yield UsageUpdate(usage, context or self.budget.measure(view)[0], limit)
+        yield UsageUpdate(usage, context, limit)
 
     async def _subdirectory_hints(
         self, session: AgentSession, requests: list[ToolRequest]
     ) -> AsyncIterator[Event]:
         for request in requests:
-            self.hint_tracker.record_tool_arguments(dict(request.arguments), self.working_dir)
-        loaded = self.hint_tracker.load_new_hints(self.working_dir)
+            session.hints.record_tool_arguments(dict(request.arguments), self.working_dir)
+        loaded = session.hints.load_new_hints(self.working_dir)
         if not loaded:
             return
         text = "\n\n".join(content for _, content in loaded)
@@ -319,18 +316,10 @@ class Agent:
             session.append(*added)
         return added
 
-    async def close(self) -> None:
-        """Stop background work (tool-pair summaries)."""
-        await self.policy.close()
-
-    async def switch_provider(self, provider: Provider) -> None:
+    async def switch_provider(self, session: AgentSession, provider: Provider) -> None:
         """Talk to another model from the next call on (`/model`)."""
-        presenter = self.policy.present  # sessions already hold it
-        await self.policy.close()
         self.provider = provider
-        self.policy = ContextPolicy(provider, self.config, self.counter)
-        self.policy.present = presenter
-        self.budget = ContextBudget.for_provider(provider, self.config.auto_compact_threshold)
+        await session.pipeline.switch_provider(provider)
 
     def set_mode(self, mode: str) -> None:
         """Change the permission mode from the next tool call on (`/mode`)."""
@@ -342,9 +331,8 @@ class Agent:
             m.id: m.metadata.with_agent_invisible() for m in session.messages if m.is_agent_visible
         }
         session.commit(metadata=flips, context_tokens=0)
-        self._reset_session_state()
-
-    # -- compaction -----------------------------------------------------------------------------
+        session.pipeline.cleared()
+        session.hints = SubdirectoryHintTracker(self.config.context_file_names)
 
     async def compact(
         self,
@@ -353,29 +341,10 @@ class Agent:
         trigger: CompactionTrigger = "manual",
         focus: str | None = None,
     ) -> AsyncIterator[Event]:
-        """Compact the session now (threshold, overflow or `/compact`)."""
-        before = self.budget.measure(session.view.request_messages(session.messages))[0]
-        yield CompactionStarted(trigger, before)
-        result = await compact_messages(
-            self.provider,
-            session.messages,
-            manual=trigger == "manual",
-            focus=focus,
-            counter=self.counter,
-        )
-        hidden = set(result.hidden_ids)
-        flips = {m.id: m.metadata for m in result.messages if m.id in hidden}
-        retained = result.retained_tokens + self.budget.overhead_tokens
-        usage = UsageRecord(result.usage, self.provider.model_config.model, UsageKind.COMPACTION)
-        session.commit(
-            append=result.appended, metadata=flips, usage=[usage], context_tokens=retained
-        )
-        notice = self.budget.compacted(result)
-        for message in result.appended:
-            yield MessageAdded(message)
-        yield CompactionFinished(trigger, before, retained, result.summary.structured is not None)
-        if notice:
-            yield Notice(notice)
+        """Compact the session now (`/compact [focus]`)."""
+        self.request_prefix(session)
+        async for event in session.pipeline.compact(session, trigger=trigger, focus=focus):
+            yield event
 
 
 @asynccontextmanager

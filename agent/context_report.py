@@ -159,46 +159,26 @@ def build_context_report(
 
 
 def report_for_agent(agent: Agent, session: AgentSession) -> ContextReport:
-    """The report for the request `agent` would send next in `session`."""
-    from agent.permissions import PermissionMode
-    from agent.system_prompt import build_system_prompt
-    from hints import load_hint_files
-
-    chat = agent.permissions.mode == PermissionMode.CHAT
-    specs = [] if chat else agent.tools.specs()
-    hints = load_hint_files(agent.working_dir, agent.config.context_file_names)
-    system = build_system_prompt(
-        working_dir=agent.working_dir,
-        hints=hints,
-        tool_names=[s.name for s in specs],
-        chat_mode=chat,
-        extension_instructions=agent.tools.instructions(),
-        now=agent.clock(),
-        appended=agent.config.append_system_prompt,
-    )
+    """The report for the request `agent` would send next in `session`: the session's own
+    system prompt and tool schemas, and its pipeline's explanation of what it will do."""
+    prefix = agent.request_prefix(session)
     session.view.sync(session.messages)
     view = session.view.messages()
-    # Before the first model call the budget's estimate lacks the system prompt and tools;
-    # the report's own estimate covers them.
-    current, source = agent.budget.measure(view)
-    if agent.provider.manages_own_context:
-        why_not = "the provider manages its own context"
-    elif not agent.policy.plan.compact_at_threshold:
-        why_not = "context_strategy 'mask' compacts only when a request overflows"
-    else:
-        why_not = ""
+    check = session.pipeline.explain(view)
+    # Until the pipeline has a better figure than a local estimate, the report's own
+    # estimate (the sum of its rows) stands.
     return build_context_report(
-        system_prompt=system,
-        hints_text=hints,
+        system_prompt=prefix.system_prompt,
+        hints_text=prefix.hints,
         messages=view,
-        tool_specs=specs,
+        tool_specs=prefix.tool_specs,
         counter=agent.counter,
         context_limit=agent.provider.model_config.context_limit,
         threshold=agent.config.auto_compact_threshold,
-        current_tokens=None if source == "estimate" else current,
-        current_source=source,
-        compacts_at_threshold=not why_not,
-        why_not=why_not,
+        current_tokens=None if check.source == "estimate" else check.tokens,
+        current_source=check.source,
+        compacts_at_threshold=check.automatic,
+        why_not="" if check.automatic else check.reason,
     )
 
 
@@ -251,5 +231,6 @@ def _source(source: str) -> str:
     return {
         "reported": "as the provider counted it, plus new messages",
         "retained": "estimated after the last compaction",
+        "stored": "as this session last recorded it, plus new messages",
         "estimate": "local estimate",
     }.get(source, source)

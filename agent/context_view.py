@@ -32,7 +32,8 @@ class ContextView:
         self._checked = 0
         """How many view messages are known to form a valid prefix."""
         self.repairs: list[str] = []
-        """Issues `fix_conversation` reported the last time the view needed repair."""
+        """Every issue `fix_conversation` reported when the view needed repair, oldest
+        first (a valid pipeline leaves it empty; the replay checks it per call)."""
 
     def invalidate(self) -> None:
         """Forget everything; the next `sync` rebuilds from the whole session."""
@@ -64,7 +65,7 @@ class ContextView:
         if not tail and self._checked:
             return list(self._view)
         fixed, issues = fix_agent_view(self._view)
-        self.repairs = issues
+        self.repairs += issues
         self._view = fixed
         self._tokens = self._counter.count_messages(fixed)
         self._checked = len(fixed)

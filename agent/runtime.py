@@ -15,6 +15,7 @@ from agent.config import ExtensionSettings, Settings, load_settings
 from agent.provider_choice import choose_provider
 from agent.sandbox import SandboxChoice, choose_sandbox
 from agent.sandbox.choice import project_root
+from agent.session import AgentSession
 from agent.tool_runner import Approver
 from agent.tools.developer import DeveloperSettings, ResultCaps, developer_extension
 from agent.tools.extension_config import ExtensionConfig, parse_extension_spec
@@ -65,8 +66,23 @@ class Runtime:
     sandbox: SandboxChoice
     """Where tool processes run; `sandbox.warning` is for the user when none is available."""
 
+    async def switch_model(self, session: AgentSession, model: str) -> Provider:
+        """`/model NAME`: the same provider (or the configured one) with another model, from
+        the next call of `session` on; the settings and the stored session follow. Raises
+        ConfigError, ProviderError or ValueError with a clear message, changing nothing."""
+        updated = self.settings.model_copy(
+            update={"model": model, "provider": self.settings.provider or self.provider.name}
+        )
+        provider = choose_provider(updated)
+        await self.agent.switch_provider(session, provider)
+        self.provider, self.settings = provider, updated
+        if self.store is not None and session.id is not None:
+            self.store.update_session(
+                session.id, provider=provider.name, model=provider.model_config.model
+            )
+        return provider
+
     async def aclose(self) -> None:
-        await self.agent.close()
         await self.tools.close()
         if self.store is not None:
             self.store.close()

@@ -3,6 +3,10 @@
 Every change goes through here so memory and the store never disagree: messages are appended
 and visibility flipped in one store transaction per change, usage is recorded per model call,
 and the agent's view is told when it must rebuild.
+
+Everything that belongs to one session lives here, never on `Agent`: its context pipeline,
+its subdirectory-hint tracker and the system prompt and tool schemas its requests carry. So
+opening, resuming, clearing or re-pointing a session cannot leak state into another one.
 """
 
 from __future__ import annotations
@@ -10,13 +14,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent.context_view import ContextView, Presenter
+from agent.context_view import ContextView
 from context_mgmt.tokens import TokenCounter
 from conversation import Message, MessageMetadata
+from hints import SubdirectoryHintTracker
 from sessions.records import SessionChanges, UsageRecord
 from sessions.store import SessionStore
+
+if TYPE_CHECKING:
+    from agent.context_pipeline import ContextPipeline
+    from agent.system_prompt import RequestPrefix
 
 
 class StoreExtensionData:
@@ -38,14 +47,20 @@ class AgentSession:
     working_dir: Path
     store: SessionStore | None
     counter: TokenCounter
+    pipeline: ContextPipeline
+    """Every context decision for this session (masking, summaries, compaction)."""
+    hints: SubdirectoryHintTracker
+    """Subdirectory hint files already sent in this session."""
     messages: list[Message] = field(default_factory=list)
     extension_data: dict[str, Any] = field(default_factory=dict)
-    present: Presenter | None = None
     context_tokens: int = 0
-    """The best known size of the context (provider-reported or estimated)."""
+    """The size of the context as last stored (provider-reported or retained)."""
+    prefix: RequestPrefix | None = None
+    """The system prompt and tool schemas this session's requests carry (built on its first
+    turn, rebuilt when the permission mode or the extensions change)."""
 
     def __post_init__(self) -> None:
-        self.view = ContextView(self.counter, self.present or (lambda m: m))
+        self.view = ContextView(self.counter, self.pipeline.present)
         self._index = {m.id: i for i, m in enumerate(self.messages)}
         self.visible_tool_calls = _visible_tool_calls(self.messages)
         """Tool requests in the agent-visible history, kept up to date incrementally."""
@@ -108,6 +123,11 @@ class AgentSession:
     def release(self) -> None:
         if self.store is not None and self.id is not None:
             self.store.release(self.id)
+
+    async def close(self) -> None:
+        """Stop the session's background work (tool-pair summaries) and release it."""
+        await self.pipeline.close()
+        self.release()
 
 
 def _visible_tool_calls(messages: Sequence[Message]) -> int:

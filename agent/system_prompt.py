@@ -4,17 +4,64 @@ The date is hour-granular and the text is built once per session (hints reloaded
 asked), so the provider's prompt cache keeps hitting. Hints of subdirectories that tools touch
 are not added here: they arrive as agent-only messages after tool results, which keeps this
 prompt — and its cache — unchanged for the whole session.
+
+`build_request_prefix` is the one place that decides what every request of a session starts
+with (this prompt and the tool schemas); the reply loop and `/context` both use it.
 """
 
 from __future__ import annotations
 
 import platform
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 import prompts
 from conversation import sanitize_text
+from providers import ToolSpec
+
+
+@dataclass(frozen=True)
+class RequestPrefix:
+    """What every request of a session starts with."""
+
+    system_prompt: str
+    tool_specs: tuple[ToolSpec, ...]
+    hints: str
+    """The top-level hint text embedded in `system_prompt` (for `/context`)."""
+    built_for: tuple[object, ...] | None = None
+    """The inputs it was built from (mode, extensions): a change asks for a rebuild. None:
+    given as is (a replayed transcript's own prompt), never rebuilt."""
+
+
+def build_request_prefix(
+    *,
+    working_dir: Path,
+    hint_files: Sequence[str],
+    tool_specs: Sequence[ToolSpec],
+    chat_mode: bool,
+    extension_instructions: Mapping[str, str],
+    now: datetime | None = None,
+    appended: str | None = None,
+    built_for: tuple[object, ...] | None = None,
+) -> RequestPrefix:
+    """The system prompt (with the hint files from the git root down to `working_dir`, and
+    the user's `appended` text last) and the tool schemas; chat mode offers no tools."""
+    from hints import load_hint_files
+
+    specs = () if chat_mode else tuple(tool_specs)
+    hints = load_hint_files(working_dir, list(hint_files))
+    system = build_system_prompt(
+        working_dir=working_dir,
+        hints=hints,
+        tool_names=[s.name for s in specs],
+        chat_mode=chat_mode,
+        extension_instructions=extension_instructions,
+        now=now,
+        appended=appended,
+    )
+    return RequestPrefix(system, specs, hints, built_for)
 
 
 def build_system_prompt(

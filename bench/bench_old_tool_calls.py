@@ -7,9 +7,9 @@ import json
 import time
 from typing import Any
 
-from context_mgmt.masking import MaskingCache, apply_masking, mark_masked, messages_to_mask
+from context_mgmt.masking import MaskingPresenter, messages_to_mask
 from context_mgmt.tokens import TokenCounter
-from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, plan_tool_pair_summaries
+from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, apply_tool_pair_summaries
 from conversation import Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
 
 MESSAGES = 10_000
@@ -43,31 +43,32 @@ def _ms(fn: Any, repeat: int = 5) -> float:
 def run() -> dict[str, Any]:
     messages = _session(MESSAGES)
     choose_ms = _ms(lambda: messages_to_mask(messages))
-    masked = mark_masked(messages, messages_to_mask(messages))
-    cache = MaskingCache(size=MESSAGES)
-    cold_ms = _ms(lambda: apply_masking(masked, cache=MaskingCache(size=MESSAGES)), repeat=1)
-    apply_masking(masked, cache=cache)
-    warm_ms = _ms(lambda: apply_masking(masked, cache=cache))
+    chosen = set(messages_to_mask(messages))
+    masked = [m.with_metadata(m.metadata.with_masked()) if m.id in chosen else m for m in messages]
+    presenter = MaskingPresenter()
+    cold_ms = _ms(lambda: [MaskingPresenter()(m) for m in masked], repeat=1)
+    shown = [presenter(m) for m in masked]
+    warm_ms = _ms(lambda: [presenter(m) for m in masked])
 
     counter = TokenCounter()
     before = counter.count_messages(messages)
-    after = counter.count_messages(apply_masking(masked, cache=cache))
+    after = counter.count_messages(shown)
 
     meta = MessageMetadata.agent_only().with_kind(TOOL_SUMMARY_KIND)
     notes = {
         f"c{i}": Message(role="user", content=(TextContent(text=f"ran grep {i}"),), metadata=meta)
         for i in range(10)
     }
-    plan_ms = _ms(lambda: plan_tool_pair_summaries(messages, notes))
+    apply_ms = _ms(lambda: apply_tool_pair_summaries(messages, notes))
     return {
         "messages": len(messages),
         "messages_to_mask_ms": choose_ms,
-        "apply_masking_cold_ms": cold_ms,
-        "apply_masking_warm_ms": warm_ms,
+        "present_masked_cold_ms": cold_ms,
+        "present_masked_warm_ms": warm_ms,
         "masking_tokens_before": before,
         "masking_tokens_after": after,
         "masking_saved_percent": round(100 * (before - after) / before, 1),
-        "plan_tool_pair_summaries_ms": plan_ms,
+        "apply_tool_pair_summaries_ms": apply_ms,
     }
 
 

@@ -14,8 +14,10 @@ view (kept incrementally), token counting and the per-turn context.
   `TokenCounter().count_chat` over the same messages with empty caches;
 - `parts_us`: the stages of a warm turn timed one by one, in microseconds. The loop counts
   only new messages (`count_new_message`); `count_whole_view_warm` is a full recount with
-  warm caches, for comparison. `threshold_check` and `budget_record_usage` are
-  `ContextBudget.check` and `.record_usage`, run once per model call.
+  warm caches, for comparison. `threshold_check` and `record_usage` are the session
+  pipeline's `check` and the size update of `after_call`, run once per model call;
+  `system_prompt_and_tools` is building the session's request prefix, which happens once per
+  session (and again when the mode or the extensions change).
 """
 
 from __future__ import annotations
@@ -68,7 +70,6 @@ def _median_us(fn: Callable[[], object], repeat: int = PART_REPEATS) -> float:
 
 async def _measure(n: int, workdir: Path) -> dict[str, Any]:
     from agent.agent import Agent
-    from agent.session import AgentSession
     from agent.tools.developer import developer_extension
     from agent.tools.manager import ExtensionManager
     from agent.tools.recall import context_extension
@@ -89,10 +90,7 @@ async def _measure(n: int, workdir: Path) -> dict[str, Any]:
         counter=TokenCounter(),
     )
     messages = _session_messages(n)
-    session = AgentSession(
-        None, agent.working_dir, None, agent.counter, messages=list(messages),
-        present=agent.policy.present,
-    )  # fmt: skip
+    session = agent.open_session(messages)
 
     async def turn(text: str) -> float:
         start = time.perf_counter()
@@ -102,7 +100,7 @@ async def _measure(n: int, workdir: Path) -> dict[str, Any]:
 
     first = await turn("What is left to do?")
     warm = [await turn(f"And now step {k}?") for k in range(WARM_TURNS)]
-    await agent.close()
+    await session.close()
     provider.assert_complete()
 
     view = session.view.request_messages(session.messages)
@@ -112,15 +110,22 @@ async def _measure(n: int, workdir: Path) -> dict[str, Any]:
     )  # fmt: skip
     fresh = iter([Message.assistant(f"New reply number {k}.") for k in range(PART_REPEATS)])
     reply = view[-1]
+    prefix = agent.request_prefix(session)
+    pipeline = session.pipeline
+
+    def rebuild_prefix() -> None:
+        session.prefix = None
+        agent.request_prefix(session)
+
     parts = {
         "hints": _median_us(lambda: load_hint_files(workdir, agent.config.context_file_names)),
-        "system_prompt_and_tools": _median_us(agent._prepare_request),
-        "threshold_check": _median_us(lambda: agent.budget.check(view)),
-        "budget_record_usage": _median_us(lambda: agent.budget.record_usage(usage, [*view, reply])),
+        "system_prompt_and_tools": _median_us(rebuild_prefix),
+        "threshold_check": _median_us(lambda: pipeline.check(view)),
+        "record_usage": _median_us(lambda: pipeline.size.set(1_005, "reported", [*view, reply])),
         "agent_view": _median_us(lambda: session.view.request_messages(session.messages)),
         "count_new_message": _median_us(lambda: agent.counter.count_message(next(fresh))),
         "count_whole_view_warm": _median_us(
-            lambda: agent.counter.count_chat(agent.system_prompt, view, agent.tool_specs)
+            lambda: agent.counter.count_chat(prefix.system_prompt, view, prefix.tool_specs)
         ),
         "turn_context": _median_us(lambda: with_turn_context(view, format_turn_context(block_ctx))),
     }
@@ -129,7 +134,7 @@ async def _measure(n: int, workdir: Path) -> dict[str, Any]:
     for _ in range(RECOUNTS):
         start = time.perf_counter()
         fixed, _ = fix_agent_view(session.messages)
-        TokenCounter().count_chat(agent.system_prompt, fixed, agent.tool_specs)
+        TokenCounter().count_chat(prefix.system_prompt, fixed, prefix.tool_specs)
         recounts.append((time.perf_counter() - start) * 1000)
     turn_ms = statistics.median(warm)
     recount_ms = statistics.median(recounts)

@@ -2,8 +2,9 @@
 
 The corpus is `GOSLING_BENCH_CORPUS` (`python -m bench --corpus DIR` sets it), else
 `../shared/corpus/transcripts` next to the repository. Every run of every file is replayed by
-`context_mgmt.replay` with the deterministic stub summarizer, so the figures are exact and
-repeat from run to run. Per transcript and in total: tokens sent relative to `none`, peak
+`agent.replay.run` (the real reply loop, with a recorded model and recorded tools) and the
+deterministic stub summarizer, so the figures are exact and repeat from run to run. Per
+transcript and in total: tokens sent relative to `none`, peak
 context, compactions, tool pairs summarized, the input tokens of the summarizer's own calls
 (a cost `tokens_sent` leaves out), and whether every agent view was valid.
 
@@ -43,7 +44,8 @@ def short_name(name: str) -> str:
 
 
 async def _replay_all(files: list[Path]) -> tuple[list[Any], dict[str, str]]:
-    from context_mgmt.replay import ReplayError, ReplayOptions, replay_file
+    from agent.replay.results import ReplayOptions
+    from agent.replay.run import ReplayError, replay_file
     from sessions import ImportFailed
 
     replays: list[Any] = []
@@ -57,7 +59,7 @@ async def _replay_all(files: list[Path]) -> tuple[list[Any], dict[str, str]]:
 
 
 def run() -> dict[str, Any]:
-    from context_mgmt.replay import REPLAY_STRATEGIES
+    from agent.replay.results import REPLAY_STRATEGIES
 
     directory = corpus_dir()
     if not directory.is_dir():

@@ -272,7 +272,7 @@ async def _drive_gosling(steps: int) -> list[ScriptedRequest]:
         session = agent.new_session()
         async for _ in agent.reply(session, TASK):
             pass
-        await agent.close()
+        await session.close()
     return provider.requests
 
 

@@ -10,41 +10,35 @@ from context_mgmt.compact import (
     compact_messages,
 )
 from context_mgmt.compacting_provider import CompactingProvider
+from context_mgmt.context_size import (
+    AUTO_COMPACT_THRESHOLD_ENV,
+    AUTO_COMPACT_THRESHOLD_KEY,
+    DEFAULT_COMPACTION_THRESHOLD,
+    ContextSize,
+    auto_compact_enabled,
+    needs_compaction,
+)
 from context_mgmt.errors import CompactionFailed
 from context_mgmt.format import extract_file_history, format_message_for_compacting
-from context_mgmt.guard import MAX_OVERFLOW_COMPACTIONS, ContextBudget, ContextCheck
 from context_mgmt.ladder import REMOVAL_PERCENTAGES, filter_tool_responses
 from context_mgmt.masking import (
     MASK_BATCH_SIZE,
     MASK_KEEP_LAST,
     MaskingPresenter,
-    apply_masking,
-    mark_masked,
     masked_copy,
     messages_to_mask,
 )
-from context_mgmt.pair_scheduler import ToolPairSummarizer
+from context_mgmt.pair_summarizer import ToolPairSummarizer, summarize_tool_pair
 from context_mgmt.recall import RECALL_TOOL_NAME, recall_tool_output
-from context_mgmt.strategy import ContextPlan, ContextStrategy, context_plan
 from context_mgmt.structured import FileActivity, StructuredSummary
 from context_mgmt.summarize import Summary, summarize
 from context_mgmt.templates import CompactionTemplates
-from context_mgmt.threshold import (
-    AUTO_COMPACT_THRESHOLD_ENV,
-    AUTO_COMPACT_THRESHOLD_KEY,
-    DEFAULT_COMPACTION_THRESHOLD,
-    auto_compact_enabled,
-    needs_compaction,
-)
 from context_mgmt.tool_pairs import (
     TOOL_SUMMARY_KIND,
     TOOLCALL_SUMMARIZATION_BATCH_SIZE,
     PairApplication,
     apply_tool_pair_summaries,
     compute_tool_call_cutoff,
-    count_tool_requests,
-    plan_tool_pair_summaries,
-    summarize_tool_pair,
     tool_ids_to_summarize,
 )
 
@@ -55,7 +49,6 @@ __all__ = [
     "DEFAULT_COMPACTION_THRESHOLD",
     "MASK_BATCH_SIZE",
     "MASK_KEEP_LAST",
-    "MAX_OVERFLOW_COMPACTIONS",
     "RECALL_TOOL_NAME",
     "REMOVAL_PERCENTAGES",
     "TOOLCALL_SUMMARIZATION_BATCH_SIZE",
@@ -64,10 +57,7 @@ __all__ = [
     "CompactionFailed",
     "CompactionResult",
     "CompactionTemplates",
-    "ContextBudget",
-    "ContextCheck",
-    "ContextPlan",
-    "ContextStrategy",
+    "ContextSize",
     "ContinuationMode",
     "FileActivity",
     "MaskingPresenter",
@@ -75,21 +65,16 @@ __all__ = [
     "StructuredSummary",
     "Summary",
     "ToolPairSummarizer",
-    "apply_masking",
     "apply_tool_pair_summaries",
     "auto_compact_enabled",
     "compact_messages",
     "compute_tool_call_cutoff",
-    "context_plan",
-    "count_tool_requests",
     "extract_file_history",
     "filter_tool_responses",
     "format_message_for_compacting",
-    "mark_masked",
     "masked_copy",
     "messages_to_mask",
     "needs_compaction",
-    "plan_tool_pair_summaries",
     "recall_tool_output",
     "summarize",
     "summarize_tool_pair",

@@ -10,8 +10,8 @@ arguments, the size of what was removed and how to get it back:
 
 Storage: the decision is the `masked` flag of a tool-result message's metadata; the original
 content stays in that same message, so nothing is lost and `context_mgmt.recall` finds it.
-`apply_masking(view)` swaps flagged messages for placeholder copies when a request is built
-(`MaskingPresenter` does the same one message at a time, for views built incrementally).
+`MaskingPresenter` shows flagged messages as placeholder copies, one message at a time, as
+the session's view is built; it is the one place that turns a flag into what the model sees.
 
 Prompt caching: the masked set moves in steps of `MASK_BATCH_SIZE` calls. Results are masked
 only once they are older than the last `keep_last` calls *and* a whole batch of such calls has
@@ -33,7 +33,7 @@ their first lines, because errors are what the model most needs to remember.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from context_mgmt.recall import describe_call, recall_hint
@@ -113,15 +113,6 @@ def _cut_arguments(value: Any, call_id: str) -> Any:
     if isinstance(value, list):
         return [_cut_arguments(v, call_id) for v in value]
     return value
-
-
-def mark_masked(messages: Sequence[Message], ids: Iterable[str]) -> list[Message]:
-    """`messages` with the `masked` flag set on the messages named by `ids`."""
-    wanted = set(ids)
-    return [
-        m.with_metadata(m.metadata.with_masked()) if m.id in wanted and not m.metadata.masked else m
-        for m in messages
-    ]
 
 
 def _worth_masking(response: ToolResponse) -> bool:
@@ -232,19 +223,3 @@ class MaskingPresenter:
 
 def _same(a: object, b: object) -> bool:
     return a is b
-
-
-_DEFAULT_CACHE = MaskingCache()
-
-
-def apply_masking(view: Sequence[Message], *, cache: MaskingCache | None = None) -> list[Message]:
-    """`view` with every masked message replaced by its placeholder copy.
-
-    Cheap on long views: unmasked messages pass through untouched, and copies are reused
-    while the original's content is unchanged.
-    """
-    if not any(m.metadata.masked for m in view):
-        return list(view)
-    cache = _DEFAULT_CACHE if cache is None else cache
-    requests = {r.id: r for m in view if m.role == "assistant" for r in m.tool_requests}
-    return [cache.get(m, requests) if m.metadata.masked else m for m in view]

@@ -1,66 +1,57 @@
-"""Tool-pair summarization: old tool calls and their results become one-line model summaries
-(reference §7, generation T4).
-
-Three pure decisions and one model call:
+"""Tool-pair summarization, the pure decisions: old tool calls and their results become
+one-line model summaries (reference §7, generation T4).
 
 - `compute_tool_call_cutoff` — how many tool calls stay verbatim, from the context window;
 - `tool_ids_to_summarize` — which calls to summarize now: the oldest batch of ten, once more
   than `cutoff + 10` calls (not counting the current turn's) are in the agent's view;
-- `summarize_tool_pair` — one fast-model call turning a call and its result into a note;
-- `plan_tool_pair_summaries` / `apply_tool_pair_summaries` — hide summarized pairs and add
-  the notes to the agent's view (see `context_mgmt.pair_apply` for where they go and why).
+- `apply_tool_pair_summaries` — hide summarized pairs and add the notes to the agent's view.
+
+The model call and the background batches are `context_mgmt.pair_summarizer`.
+
+Pair safety. Tool calls are grouped the way they share messages: a parallel batch (one
+assistant message with several requests, answered together) is one group. A group is hidden
+only when every call in it has a summary, each call has both its request (in an assistant
+message) and its response (in a user message) in the view, and its user messages carry
+nothing but tool responses (a user's own words are never hidden). Hiding a group must also
+leave a valid seam: the messages on either side of it must not end up as two user messages
+(or two tool-result messages) in a row, which is what hiding a pair between a user message
+and a hints message would do. Such a group is dropped and stays as it is.
+
+Where the notes go. The session store only appends, so a note cannot sit where its pair was.
+The notes of one application go into ONE agent-only user message (kind `tool_summary`)
+appended at the end, and only while the conversation ends with a tool-result message: a user
+text right after tool results is valid, and the next message will be the model's reply.
+Otherwise (the conversation ends with a user message or a hints message) the summaries wait
+for the next tool results. Each application folds the earlier visible notes into the new
+one (they are hidden and their text carried over, oldest first), so the view holds at most
+one note message, and hiding pairs next to an older note cannot leave two user messages side
+by side.
+
+A turn that stops right after a note was added (cancelled, failed) leaves the note followed by
+the user's next message. The next application parks it (hides it) so the view stays valid,
+and brings its text back with the next note. A parked note is an agent-invisible
+`tool_summary` message that no later message lists in its `source_ids`; notes older than the
+last compaction are not brought back, since the compaction summary covers them.
+
+With these rules `fix_conversation` finds nothing to repair in a valid view after an
+application (the property tests in tests/context_mgmt/test_pipeline_properties.py check it).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+import time
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import Literal
 
-from context_mgmt.format import format_message_for_compacting
-from context_mgmt.pair_apply import (
-    TOOL_SUMMARY_KIND,
-    PairApplication,
-    PairStatus,
-    apply_tool_pair_summaries,
-    plan_tool_pair_summaries,
-)
-from context_mgmt.recall import describe_call, recall_hint
-from context_mgmt.threshold import DEFAULT_COMPACTION_THRESHOLD
-from conversation import Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
-from providers import Provider, Usage
-
-if TYPE_CHECKING:
-    from context_mgmt.tokens import TokenCounter
-
-__all__ = [
-    "MAX_TOOL_CALL_CUTOFF",
-    "MIN_TOOL_CALL_CUTOFF",
-    "TOOLCALL_SUMMARIZATION_BATCH_SIZE",
-    "TOOL_SUMMARY_KIND",
-    "PairApplication",
-    "PairStatus",
-    "ToolPairError",
-    "ToolPairSummary",
-    "apply_tool_pair_summaries",
-    "compute_tool_call_cutoff",
-    "count_tool_requests",
-    "plan_tool_pair_summaries",
-    "summarize_tool_pair",
-    "summarize_tool_pair_with_usage",
-    "tool_ids_to_summarize",
-]
+from context_mgmt.compact import SUMMARY_KIND
+from context_mgmt.context_size import DEFAULT_COMPACTION_THRESHOLD
+from conversation import Content, Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
 
 TOOLCALL_SUMMARIZATION_BATCH_SIZE = 10
 MIN_TOOL_CALL_CUTOFF = 10
 MAX_TOOL_CALL_CUTOFF = 500
-
-TOOL_PAIR_TEMPLATE = "tool_pair_summary.md"
-TOOL_PAIR_REQUEST = "Write the note for the tool call given in the system prompt."
-MAX_SUMMARIZED_OUTPUT_CHARS = 40_000
-"""Tool output beyond this is cut from the middle before summarizing, so one huge result
-cannot overflow the fast model's window."""
 
 
 # -- when and what ----------------------------------------------------------------------------
@@ -76,11 +67,6 @@ def compute_tool_call_cutoff(context_limit: int, threshold: float) -> int:
     share = threshold if 0 < threshold <= 1 else DEFAULT_COMPACTION_THRESHOLD
     effective = math.floor(context_limit * share)
     return min(max((3 * effective) // 20_000, MIN_TOOL_CALL_CUTOFF), MAX_TOOL_CALL_CUTOFF)
-
-
-def count_tool_requests(messages: Sequence[Message]) -> int:
-    """Tool requests in `messages`: pass the current turn's messages to get `protect_last_n`."""
-    return sum(len(m.tool_requests) for m in messages)
 
 
 def tool_ids_to_summarize(
@@ -108,124 +94,274 @@ def tool_ids_to_summarize(
     return [i for i in ids[: eligible - cutoff] if i not in exclude][:batch]
 
 
-_Part = TypeVar("_Part", ToolRequest, ToolResponse)
+# -- applying summaries ------------------------------------------------------------------------
 
+TOOL_SUMMARY_KIND = "tool_summary"
 
-# -- the summary ------------------------------------------------------------------------------
-
-
-class ToolPairError(ValueError):
-    """A tool pair cannot be summarized (no such call, no result, empty summary)."""
+PairStatus = Literal["applied", "waiting", "dropped"]
+"""applied: the pair is hidden behind its note. waiting: not now (a sibling call of the same
+parallel batch has no summary yet, or the conversation does not end with tool results).
+dropped: never (the pair is gone from the view, incomplete, or cannot be hidden safely)."""
 
 
 @dataclass(frozen=True)
-class ToolPairSummary:
-    tool_id: str
-    message: Message
-    """User-role, agent-only, kind `tool_summary`, `source_ids` = the pair's messages."""
-    usage: Usage
-    """Billable usage of the summary call (estimated where the provider did not report)."""
+class PairApplication:
+    """The outcome of applying summaries to a conversation."""
+
+    messages: tuple[Message, ...]
+    """The whole conversation: flipped originals, then the appended note if any."""
+    flipped_ids: tuple[str, ...]
+    """Messages made agent-invisible (pairs, and earlier notes folded into the new one)."""
+    appended: tuple[Message, ...]
+    """The new note message (zero or one)."""
+    status: Mapping[str, PairStatus]
+    """What happened to each summary given, by tool call id."""
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.flipped_ids or self.appended)
+
+    def ids(self, status: PairStatus) -> list[str]:
+        return [tool_id for tool_id, s in self.status.items() if s == status]
 
 
-async def summarize_tool_pair(
-    provider: Provider, messages: Sequence[Message], tool_id: str
-) -> Message:
-    """Summarize the call `tool_id` and its result into one agent-only user message."""
-    return (await summarize_tool_pair_with_usage(provider, messages, tool_id)).message
+@dataclass(frozen=True)
+class _Group:
+    positions: tuple[int, ...]
+    tool_ids: tuple[str, ...]
+    """In the order of their requests."""
 
 
-async def summarize_tool_pair_with_usage(
-    provider: Provider,
+def apply_tool_pair_summaries(
+    messages: Sequence[Message], summaries: Mapping[str, Message]
+) -> PairApplication:
+    """Hide the summarized pairs that can be hidden safely and append their notes.
+
+    `summaries` maps tool call ids to `summarize_tool_pair` results. Returns the whole new
+    conversation, what was flipped and appended, and the status of every summary (see the
+    module docstring for where the note goes and why)."""
+    view_index = [i for i, m in enumerate(messages) if m.metadata.agent_visible]
+    view = [messages[i] for i in view_index]
+    links = _Links(len(view))
+
+    parked_now = [
+        k
+        for k, m in enumerate(view)
+        if _is_note(m) and _misplaced(view, links, k) and links.try_remove(view, [k])
+    ]
+    parked = _parked_notes(messages)
+
+    usable = {i: m for i, m in summaries.items() if m.text.strip()}
+    groups, status = _groups(view, usable)
+    status.update(dict.fromkeys((i for i in summaries if i not in usable), "dropped"))
+    end = links.tail
+    while end != -1 and _is_note(view[end]):
+        end = links.prev[end]
+    slot = end != -1 and view[end].effective_role == "tool"
+    ready: list[_Group] = []
+    for group in groups:
+        if slot and end not in group.positions:
+            ready.append(group)
+        else:
+            status.update(dict.fromkeys(group.tool_ids, "waiting"))
+
+    folded: list[int] = []
+    applied: list[_Group] = []
+    if ready or (slot and (parked or parked_now)):
+        folded = [
+            k
+            for k in range(len(view))
+            if _is_note(view[k]) and k not in links.gone and links.try_remove(view, [k])
+        ]
+        for group in sorted(ready, key=lambda g: g.positions[0]):
+            fits = links.try_remove(view, list(group.positions))
+            status.update(dict.fromkeys(group.tool_ids, "applied" if fits else "dropped"))
+            if fits:
+                applied.append(group)
+        if not applied and not (parked or parked_now):
+            folded = []  # nothing new to say: leave the current note where it is
+
+    hidden = [*parked_now, *folded, *(k for g in applied for k in g.positions)]
+    flipped = sorted(view_index[k] for k in hidden)
+    flip_set = set(flipped)
+    out = [m.with_agent_invisible() if i in flip_set else m for i, m in enumerate(messages)]
+
+    appended: tuple[Message, ...] = ()
+    if slot and (applied or folded or parked or parked_now):
+        carried = sorted({*parked, *(view_index[k] for k in [*parked_now, *folded])})
+        appended = (_note(messages, carried, applied, view, usable, view[end]),)
+    return PairApplication(
+        messages=(*out, *appended),
+        flipped_ids=tuple(messages[i].id for i in flipped),
+        appended=appended,
+        status=status,
+    )
+
+
+def _note(
     messages: Sequence[Message],
-    tool_id: str,
-    *,
-    counter: TokenCounter | None = None,
-) -> ToolPairSummary:
-    """`summarize_tool_pair` plus the usage of its model call, for the usage ledger.
-
-    One `provider.complete(..., fast=True)` call with no tools. Raises `ToolPairError`, before
-    any model call, when `messages` hold no agent-visible request or response for `tool_id`,
-    and when the reply is empty; provider errors propagate.
-    """
-    from prompts import render
-
-    request_message, request = _find(messages, tool_id, ToolRequest)
-    response_message, response = _find(messages, tool_id, ToolResponse)
-    if request is None or request_message is None or response is None or response_message is None:
-        raise ToolPairError(f"No agent-visible tool pair found for tool id: {tool_id}")
-
-    transcript = _pair_transcript(request_message, request, response_message, response)
-    system = render(TOOL_PAIR_TEMPLATE, tool_name=request.name, call=transcript)
-    ask = Message.user(TOOL_PAIR_REQUEST)
-    reply, usage = await provider.complete(system, [ask], (), fast=True)
-    text = reply.text.strip()
-    if not text:
-        raise ToolPairError(f"the model returned an empty summary for tool call {tool_id!r}")
-    if counter is None and (usage.input_tokens is None or usage.output_tokens is None):
-        from context_mgmt.tokens import default_counter
-
-        counter = default_counter()
-    if counter is not None:
-        from context_mgmt.summarize import normalise_usage
-
-        usage = normalise_usage(usage, system, ask, reply, counter)
-
-    header = (
-        f"[Summary of earlier tool call {tool_id}: {describe_call(request, tool_id)}; "
-        f"full output: {recall_hint(tool_id)}]"
-    )
-    sources = tuple(
-        dict.fromkeys(
-            m.id
-            for m in messages
-            if any(isinstance(p, ToolRequest | ToolResponse) and p.id == tool_id for p in m.content)
-        )
-    )
-    message = Message(
-        role="user",
-        content=(TextContent(text=f"{header}\n{text}"),),
-        metadata=MessageMetadata.agent_only().with_kind(TOOL_SUMMARY_KIND, sources),
-        created=max(request_message.created, response_message.created),
-    )
-    return ToolPairSummary(tool_id, message, usage)
+    carried: list[int],
+    applied: list[_Group],
+    view: list[Message],
+    summaries: Mapping[str, Message],
+    after: Message,
+) -> Message:
+    parts: list[Content] = []
+    sources: list[str] = []
+    for i in carried:
+        parts.extend(p for p in messages[i].content if isinstance(p, TextContent))
+        sources.append(messages[i].id)
+    for group in applied:
+        for tool_id in group.tool_ids:
+            parts.extend(p for p in summaries[tool_id].content if isinstance(p, TextContent))
+        sources.extend(view[k].id for k in group.positions)
+    meta = MessageMetadata.agent_only().with_kind(TOOL_SUMMARY_KIND, list(dict.fromkeys(sources)))
+    created = max(int(time.time()), after.created)
+    return Message(role="user", content=tuple(parts), metadata=meta, created=created)
 
 
-def _find(
-    messages: Sequence[Message], tool_id: str, kind: type[_Part]
-) -> tuple[Message | None, _Part | None]:
-    """The first agent-visible message holding a part of `kind` with `tool_id`. A hidden
-    half means the pair is already out of the agent's view (compacted or summarized), so
-    summarizing it would be a wasted model call (reference §7.2)."""
-    for message in messages:
-        if not message.metadata.agent_visible:
-            continue
+def _is_note(message: Message) -> bool:
+    return message.metadata.kind == TOOL_SUMMARY_KIND
+
+
+def _misplaced(view: list[Message], links: _Links, k: int) -> bool:
+    """A note belongs right after tool results, followed by the model's reply (or nothing)."""
+    before, after = links.prev[k], links.next[k]
+    if before == -1 or view[before].effective_role != "tool":
+        return True
+    return after != -1 and view[after].role != "assistant"
+
+
+def _parked_notes(messages: Sequence[Message]) -> list[int]:
+    """Indices of hidden notes that nothing replaced, newer than the last compaction."""
+    start = 0
+    referenced: set[str] = set()
+    for i, message in enumerate(messages):
+        referenced.update(message.metadata.source_ids)
+        if message.metadata.kind == SUMMARY_KIND:
+            start = i + 1
+    return [
+        i
+        for i in range(start, len(messages))
+        if _is_note(messages[i])
+        and not messages[i].metadata.agent_visible
+        and messages[i].id not in referenced
+    ]
+
+
+def _groups(
+    view: list[Message], summaries: Mapping[str, Message]
+) -> tuple[list[_Group], dict[str, PairStatus]]:
+    """Complete, well-formed groups of summarized calls, and the status of the rest."""
+    holders: dict[str, list[int]] = {}
+    for k, message in enumerate(view):
         for part in message.content:
-            if isinstance(part, kind) and part.id == tool_id:
-                return message, part
-    return None, None
+            if isinstance(part, ToolRequest | ToolResponse):
+                where = holders.setdefault(part.id, [])
+                if not where or where[-1] != k:
+                    where.append(k)
+    status: dict[str, PairStatus] = {}
+    groups: list[_Group] = []
+    seen: set[str] = set()
+    for tool_id in summaries:
+        if tool_id in seen:
+            continue
+        if tool_id not in holders:
+            status[tool_id] = "dropped"
+            continue
+        ids, positions = _connected(view, holders, tool_id)
+        seen |= ids
+        summarized = [i for i in ids if i in summaries]
+        if len(summarized) < len(ids):
+            status.update(dict.fromkeys(summarized, "waiting"))
+        elif not _well_formed(view, positions, ids):
+            status.update(dict.fromkeys(summarized, "dropped"))
+        else:
+            ordered = tuple(
+                dict.fromkeys(r.id for k in sorted(positions) for r in view[k].tool_requests)
+            )
+            groups.append(_Group(tuple(sorted(positions)), ordered))
+    return groups, status
 
 
-def _pair_transcript(
-    request_message: Message,
-    request: ToolRequest,
-    response_message: Message,
-    response: ToolResponse,
-) -> str:
-    """The call with the agent's note before it, and its (clipped) result; sibling calls of
-    a parallel batch are left out."""
-    intent = [p for p in request_message.content if isinstance(p, TextContent) and p.text.strip()]
-    asked = request_message.with_content([*intent, request])
-    answered = response_message.with_content([_clipped(response)])
-    return "\n".join(format_message_for_compacting(m) for m in (asked, answered))
+def _connected(
+    view: list[Message], holders: dict[str, list[int]], tool_id: str
+) -> tuple[set[str], set[int]]:
+    ids = {tool_id}
+    positions: set[int] = set()
+    queue = [tool_id]
+    while queue:
+        for k in holders[queue.pop()]:
+            if k in positions:
+                continue
+            positions.add(k)
+            for part in view[k].content:
+                if isinstance(part, ToolRequest | ToolResponse) and part.id not in ids:
+                    ids.add(part.id)
+                    queue.append(part.id)
+    return ids, positions
 
 
-def _clipped(response: ToolResponse) -> ToolResponse:
-    limit = MAX_SUMMARIZED_OUTPUT_CHARS
-    if sum(len(p.text) for p in response.content if isinstance(p, TextContent)) <= limit:
-        return response
-    text = response.text()
-    head, tail = text[: limit * 2 // 3], text[-(limit // 3) :]
-    left_out = len(text) - len(head) - len(tail)
-    clipped = f"{head}\n[... {left_out:,} characters left out ...]\n{tail}"
-    others = tuple(p for p in response.content if not isinstance(p, TextContent))
-    return response.model_copy(update={"content": (TextContent(text=clipped), *others)})
+def _well_formed(view: list[Message], positions: set[int], ids: set[str]) -> bool:
+    requested: set[str] = set()
+    answered: set[str] = set()
+    for k in positions:
+        message = view[k]
+        for part in message.content:
+            if message.role == "assistant":
+                if isinstance(part, ToolResponse):
+                    return False
+                if isinstance(part, ToolRequest):
+                    requested.add(part.id)
+            elif isinstance(part, ToolResponse):
+                answered.add(part.id)
+            else:
+                return False
+    return requested == ids and answered == ids
+
+
+def _joinable(before: Message | None, after: Message | None) -> bool:
+    """May `before` be directly followed by `after` in a valid agent view?"""
+    if before is None:
+        return after is not None and after.effective_role == "user"
+    if after is None:
+        return before.role == "user"
+    if before.effective_role == after.effective_role:
+        return False
+    if after.effective_role == "tool":
+        return before.role == "assistant"
+    return not (before.role == "assistant" and before.tool_requests)
+
+
+class _Links:
+    """The view as a doubly linked list of positions, so hiding is O(1) per message."""
+
+    def __init__(self, size: int) -> None:
+        self.prev = list(range(-1, size - 1))
+        self.next: list[int] = [*range(1, size), -1] if size else []
+        self.tail = size - 1
+        self.gone: set[int] = set()
+
+    def try_remove(self, view: list[Message], positions: list[int]) -> bool:
+        """Unlink `positions` if every seam this leaves is valid; else change nothing."""
+        gone = set(positions)
+        for k in positions:
+            before, after = self.prev[k], self.next[k]
+            while before != -1 and before in gone:
+                before = self.prev[before]
+            while after != -1 and after in gone:
+                after = self.next[after]
+            if not _joinable(
+                view[before] if before != -1 else None, view[after] if after != -1 else None
+            ):
+                return False
+        for k in positions:
+            before, after = self.prev[k], self.next[k]
+            if before != -1:
+                self.next[before] = after
+            if after != -1:
+                self.prev[after] = before
+            if k == self.tail:
+                self.tail = before
+        self.gone.update(positions)
+        return True

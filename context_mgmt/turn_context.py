@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from xml.sax.saxutils import escape
 
-from context_mgmt.threshold import usage_percent
+from context_mgmt.context_size import usage_percent
 from conversation import Message, TextContent
 
 MIN_CONTEXT_FOR_TURN_CONTEXT = 32_000

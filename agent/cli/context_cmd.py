@@ -1,7 +1,7 @@
 """`gosling context replay FILE`: what each context strategy would send for a recorded session.
 
-The replay itself is `context_mgmt.replay` (pure, importable); this module only picks the
-summarizer, runs it and renders the result as a table, JSON or a plot.
+The replay itself is `agent.replay.run` (importable; it drives the reply loop); this module
+only picks the summarizer, runs it and renders the result as a table, JSON or a plot.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import click
 if TYPE_CHECKING:
     from rich.console import JustifyMethod
 
-    from context_mgmt.replay import ReplayOptions, ReplayStrategy, TranscriptReplay
+    from agent.replay.results import ReplayOptions, ReplayStrategy, TranscriptReplay
     from providers import Provider
 
 STRATEGY_CHOICES = ("none", "summarize", "mask", "hybrid", "all")
@@ -101,7 +101,8 @@ def replay_command(
     FILE is any transcript `gosling sessions import` reads: Claude Code JSONL, mini-swe-agent
     .traj.json, OpenHands events or output.jsonl, OpenAI-chat JSON, a gosling export.
     """
-    from context_mgmt.replay import REPLAY_STRATEGIES, ReplayError, ReplayOptions, replay_file
+    from agent.replay.results import REPLAY_STRATEGIES, ReplayOptions
+    from agent.replay.run import ReplayError, replay_file
     from sessions import ImportFailed
 
     if plot is not None:
@@ -136,7 +137,8 @@ def demo_command() -> None:
     overflows it while masking and compaction keep every call inside it.
     """
     from agent.demo import DEMO_CONTEXT_LIMIT, DEMO_TRANSCRIPT
-    from context_mgmt.replay import REPLAY_STRATEGIES, ReplayOptions, replay_file
+    from agent.replay.results import REPLAY_STRATEGIES, ReplayOptions
+    from agent.replay.run import replay_file
 
     options = ReplayOptions(context_limit=DEMO_CONTEXT_LIMIT)
     click.echo(
@@ -154,7 +156,7 @@ def demo_command() -> None:
 
 
 def _strategy(name: str) -> ReplayStrategy:
-    from context_mgmt.replay import REPLAY_STRATEGIES
+    from agent.replay.results import REPLAY_STRATEGIES
 
     for known in REPLAY_STRATEGIES:
         if known == name:
@@ -303,8 +305,8 @@ def _per_call_table(replay: TranscriptReplay) -> Any:
         for name, result in replay.results.items():
             call = result.calls[index] if index < len(result.calls) else None
             cells.append("" if call is None else _k(call.tokens) + ("!" if call.overflow else ""))
-            if call is not None and call.events:
-                events.append(f"{name}: {', '.join(call.events)}")
+            if call is not None and call.labels:
+                events.append(f"{name}: {', '.join(call.labels)}")
         table.add_row(*cells, "; ".join(events))
     return table
 
@@ -340,7 +342,7 @@ def write_plot(replays: Sequence[TranscriptReplay], path: Path) -> None:
                 xs, ys, style, color=color, lw=width, label=f"{name}: {_k(result.tokens_sent)}"
             )
             compacted = [
-                c for c in result.calls if {"compaction", "overflow_compaction"} & set(c.events)
+                c for c in result.calls if {"compaction", "overflow compaction"} & set(c.labels)
             ]
             if compacted:
                 ax.plot(

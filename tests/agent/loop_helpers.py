@@ -27,11 +27,12 @@ def make_agent(
     context_limit: int = 200_000,
     store: bool = True,
     approver: Approver | None = None,
+    provider: ScriptedProvider | None = None,
     **settings: Any,
 ) -> tuple[Agent, ScriptedProvider, SqliteSessionStore | None]:
     workdir = tmp_path / "work"
     workdir.mkdir(exist_ok=True)
-    provider = ScriptedProvider(
+    provider = provider or ScriptedProvider(
         steps, model_config=ModelConfig("scripted", context_limit=context_limit)
     )
     tools = ExtensionManager([developer_extension(), context_extension()])

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from agent.cli.main import cli
-from tests.context_mgmt.replay_transcripts import write_run
+from tests.agent.replay_transcripts import write_run
 
 
 def replay(*args: str) -> Result:
@@ -47,6 +47,7 @@ def test_json_reports_every_strategy_and_every_call(run_file: Path) -> None:
             "tokens",
             "messages",
             "masked_tokens",
+            "labels",
             "events",
             "overflow",
             "valid",
@@ -65,7 +66,8 @@ def test_one_strategy_and_options_reach_the_replay(run_file: Path) -> None:
     assert list(transcript["strategies"]) == ["mask"]
     mask = transcript["strategies"]["mask"]
     assert mask["relative_to_none"] is None  # nothing to compare with
-    first = next(c for c in mask["calls"] if "masked" in c["events"])
+    first = next(c for c in mask["calls"] if "masked" in c["labels"])
+    assert first["events"][0]["type"] == "context_trimmed"  # the loop's own event
     assert first["call"] == 11  # keep 0: the first batch of 10 is masked at once
 
 

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Sequence
 
 import pytest
 
-from context_mgmt import CompactingProvider, CompactionTemplates, ContextBudget
+from context_mgmt import CompactingProvider, CompactionTemplates
 from conversation import Message
 from providers import (
     Completed,
@@ -18,7 +18,6 @@ from providers import (
     StreamEvent,
     TextDelta,
     ToolSpec,
-    Usage,
 )
 
 from .builders import STRUCTURED_REPLY, calls, results
@@ -131,8 +130,3 @@ def test_it_manages_its_own_context_and_mirrors_the_inner_model() -> None:
     provider = CompactingProvider(inner)
     assert provider.manages_own_context
     assert provider.model_config.context_limit == 32_000
-    budget = ContextBudget.for_provider(provider)
-    big = [Message.user("x " * 50_000)]
-    assert not budget.check(big).compact
-    budget.record_usage(Usage(input_tokens=31_000), big)
-    assert not budget.check(big).compact

@@ -9,25 +9,22 @@ from context_mgmt.masking import (
     MASK_BATCH_SIZE,
     MASK_KEEP_LAST,
     SMALL_OUTPUT_CHARS,
-    MaskingCache,
     MaskingPresenter,
-    apply_masking,
-    mark_masked,
     masked_copy,
     messages_to_mask,
 )
 from context_mgmt.recall import recall_hint, recall_tool_output
-from context_mgmt.strategy import CONTEXT_STRATEGIES, context_plan
 from conversation import ImageContent, Message, TextContent, ToolResponse, fix_conversation
 from conversation import ToolRequest as ToolRequestPart
 from tests.context_mgmt.tool_conversations import (
     answers,
     asks,
     call,
+    mark_masked,
     output,
     session,
+    shown,
     view_issues,
-    visible,
 )
 
 
@@ -147,7 +144,7 @@ def test_small_responses_inside_a_masked_message_stay_verbatim() -> None:
 def test_masking_keeps_pairs_roles_order_and_the_originals() -> None:
     messages = session(30)
     masked = mark_masked(messages, messages_to_mask(messages, 10, 10))
-    view = apply_masking(visible(masked))
+    view = shown(masked)
 
     assert [(m.id, m.role) for m in view] == [(m.id, m.role) for m in messages]
     assert sum(m.metadata.masked for m in view) == 20
@@ -163,65 +160,21 @@ def test_masking_keeps_pairs_roles_order_and_the_originals() -> None:
     )
 
 
-def test_apply_masking_reuses_copies_and_passes_other_messages_through() -> None:
+def test_the_presenter_reuses_copies_and_passes_other_messages_through() -> None:
     plain = session(30)
     messages = mark_masked(plain, messages_to_mask(plain, 10, 10))
-    cache = MaskingCache()
-    first = apply_masking(messages, cache=cache)
-    second = apply_masking(messages, cache=cache)
+    presenter = MaskingPresenter()
+    first = [presenter(m) for m in messages]
+    second = [presenter(m) for m in messages]
     assert all(a is b for a, b in zip(first, second, strict=True))
     assert all(a is b for a, b in zip(first, messages, strict=True) if not b.metadata.masked)
+    assert "developer__shell" in first[2].tool_responses[0].text()
 
     changed = list(messages)
     index = next(i for i, m in enumerate(messages) if m.metadata.masked)
     changed[index] = messages[index].with_content([output("call_0", "y" * 1000)])
-    third = apply_masking(changed, cache=cache)
+    third = [presenter(m) for m in changed]
     assert "1,000 chars" in third[index].tool_responses[0].text()
-
-
-def test_a_view_without_masked_messages_is_returned_as_is() -> None:
-    messages = session(5)
-    assert apply_masking(messages) == messages
-
-
-# -- strategy ---------------------------------------------------------------------------------
-
-
-def test_each_strategy_has_a_plan() -> None:
-    summarize = context_plan("summarize")
-    assert summarize.summarize_tool_pairs and not summarize.mask_tool_results
-    assert summarize.compact_at_threshold and summarize.compact_on_overflow
-
-    mask = context_plan("mask")
-    assert mask.mask_tool_results and not mask.summarize_tool_pairs
-    assert not mask.compact_at_threshold and mask.compact_on_overflow  # last resort only
-
-    hybrid = context_plan("hybrid")
-    assert hybrid.mask_tool_results and not hybrid.summarize_tool_pairs
-    assert hybrid.compact_at_threshold and hybrid.compact_on_overflow
-    assert set(CONTEXT_STRATEGIES) == {"summarize", "mask", "hybrid"}
-
-
-def test_switches_and_self_managing_providers_narrow_the_plan() -> None:
-    assert not context_plan("summarize", tool_pair_summarization=False).summarize_tool_pairs
-    hosted = context_plan("summarize", manages_own_context=True)
-    assert not (hosted.summarize_tool_pairs or hosted.compact_at_threshold)
-    assert not hosted.compact_on_overflow
-    assert context_plan("hybrid", manages_own_context=True).mask_tool_results
-
-
-def test_an_unknown_strategy_names_the_choices() -> None:
-    with pytest.raises(ValueError, match="summarize, mask, hybrid"):
-        context_plan("truncate")
-
-
-def test_the_presenter_shows_messages_one_by_one_like_apply_masking() -> None:
-    plain = session(30)
-    messages = mark_masked(plain, messages_to_mask(plain, 10, 10))
-    presenter = MaskingPresenter()
-    one_by_one = [presenter(m) for m in visible(messages)]
-    assert one_by_one == apply_masking(visible(messages), cache=MaskingCache())
-    assert "developer__shell" in one_by_one[2].tool_responses[0].text()
 
 
 # -- long arguments of old calls ---------------------------------------------------------------
@@ -249,14 +202,14 @@ def test_old_calls_with_long_arguments_are_masked_with_their_head_kept() -> None
     old_calls = [m.id for m in messages if m.role == "assistant"][:10]
     assert chosen == old_calls  # short "Wrote ..." results are not worth a placeholder
     masked = mark_masked(messages, chosen)
-    shown = apply_masking(visible(masked))
-    [request] = shown[1].tool_requests
+    view = shown(masked)
+    [request] = view[1].tool_requests
     assert request.arguments["path"] == "f0.py"
     content = request.arguments["content"]
     assert content.startswith("# file 0\nx = 1") and len(content) < 300
     assert recall_hint("w0") in content and "more chars hidden" in content
-    assert shown[-2].tool_requests == messages[-2].tool_requests  # recent calls untouched
-    assert view_issues(shown) == []
+    assert view[-2].tool_requests == messages[-2].tool_requests  # recent calls untouched
+    assert view_issues(view) == []
     recalled = recall_tool_output(masked, "w0")
     assert messages[1].tool_requests[0].arguments["content"] in recalled.replace("\\n", "\n")
 

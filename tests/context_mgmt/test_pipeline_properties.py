@@ -1,70 +1,86 @@
-"""Property: whatever mix of compaction, tool-pair summaries and masking runs on a growing
-session, the request built from it is valid, nothing stored is lost or changed, and every
-tool output can still be recalled.
+"""Property: whatever a session goes through, the view the loop sends is valid, nothing stored
+is lost or changed, and every tool output can still be recalled.
 
 The session grows the way the reply loop grows it (tool calls with parallel batches, errors,
 hint messages, finished turns, turns stopped right after tool results), and before each model
-call the loop applies pending summaries (`apply_tool_pair_summaries`), as documented in
-`context_mgmt.pair_apply`.
+call the session's own `ContextPipeline` runs exactly as the loop runs it (`before_call`:
+masking, tool-pair summaries, compaction at the threshold), under a strategy, window and
+knobs drawn per example; `/compact` runs at random points, and an overflow compaction too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Literal
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from context_mgmt.compact import compact_messages
-from context_mgmt.masking import mark_masked, messages_to_mask
+from agent.agent import Agent
+from agent.config import Settings
+from agent.session import AgentSession
 from context_mgmt.recall import recall
-from context_mgmt.tokens import default_counter
-from context_mgmt.tool_pairs import (
-    TOOL_SUMMARY_KIND,
-    apply_tool_pair_summaries,
-    tool_ids_to_summarize,
-)
+from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
 from conversation import Message
-from providers import ScriptedProvider
-from tests.context_mgmt.tool_conversations import (
-    answers,
-    asks,
-    call,
-    notes_for,
-    output,
-    view_issues,
-    visible,
-    visible_tool_ids,
-)
+from providers import ContextLengthExceeded, ModelConfig, ScriptedProvider, ToolSpec, Usage
+from tests.context_mgmt.tool_conversations import answers, asks, call, output, view_issues, visible
 
-Op = Literal["tools", "hint", "answer", "stop", "compact", "summarize", "mask"]
+Op = Literal["tools", "hint", "answer", "stop", "compact", "overflow"]
 WEIGHTS: dict[Op, int] = {
-    "tools": 6,
+    "tools": 8,
     "hint": 1,
     "answer": 1,
     "stop": 1,
     "compact": 1,
-    "summarize": 3,
-    "mask": 2,
+    "overflow": 1,
 }
 OPS: list[Op] = [op for op, weight in WEIGHTS.items() for _ in range(weight)]
 
 steps = st.lists(
-    st.tuples(st.sampled_from(OPS), st.integers(0, 3), st.integers(0, 3), st.integers(0, 2**16)),
+    st.tuples(st.sampled_from(OPS), st.integers(0, 3), st.integers(0, 2**16)),
     min_size=8,
     max_size=40,
 )
+knobs = st.fixed_dictionaries(
+    {
+        "context_strategy": st.sampled_from(["summarize", "mask", "hybrid"]),
+        "mask_keep_last": st.integers(0, 3),
+        "tool_call_cutoff": st.integers(1, 4),
+    }
+)
+windows = st.sampled_from([3_000, 200_000])
 
 
-class Session:
+class _Summarizer(ScriptedProvider):
+    """Answers every summary request (compaction or tool pair) at once."""
+
+    async def complete(
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        *,
+        fast: bool = False,
+    ) -> tuple[Message, Usage]:
+        return Message.assistant("Summary: the build was being fixed."), Usage(input_tokens=9)
+
+
+class Run:
     """A session grown like the reply loop grows one, with the outputs it produced."""
 
-    def __init__(self) -> None:
-        self.messages: list[Message] = [Message.user("Please fix the build.")]
+    def __init__(self, session: AgentSession) -> None:
+        self.session = session
+        self.session.append(Message.user("Please fix the build."))
         self.outputs: dict[str, str] = {}
         self.calls = 0
+        self.turn_calls = 0
+
+    @property
+    def messages(self) -> list[Message]:
+        return self.session.messages
 
     def last_is(self, *roles: str) -> bool:
         view = visible(self.messages)
@@ -77,6 +93,7 @@ class Session:
     def tools(self, parallel: int, seed: int) -> None:
         ids = [f"c{self.calls + k}" for k in range(parallel + 1)]
         self.calls += len(ids)
+        self.turn_calls += len(ids)
         rng = random.Random(seed)
         responses = []
         for tool_id in ids:
@@ -84,61 +101,65 @@ class Session:
             self.outputs[tool_id] = text
             responses.append(output(tool_id, text, is_error=rng.random() < 0.2))
         note = "Working on it." if seed % 2 else None
-        self.messages += [asks(*(call(i) for i in ids), text=note), answers(*responses)]
+        self.session.append(asks(*(call(i) for i in ids), text=note), answers(*responses))
 
-    def step(self, op: Op, a: int, b: int, seed: int) -> None:
+    async def step(self, op: Op, a: int, seed: int) -> None:
+        pipeline = self.session.pipeline
         if op == "tools":
             self.tools(a, seed)
         elif op == "hint" and self.last_is("tool"):
             hint = Message.user(f"<hints seed={seed}>").agent_only().with_kind("hints")
-            self.messages.append(hint)
+            self.session.append(hint)
         elif op == "answer":
-            self.messages += [Message.assistant("Done."), Message.user(f"Next task {seed}.")]
+            self.session.append(Message.assistant("Done."), Message.user(f"Next task {seed}."))
+            self.turn_calls = 0
         elif op == "stop" and (self.last_is("tool") or self.ends_with_note()):
             # A turn cancelled after its tool results (or after the note added before the
             # model call that never finished).
-            self.messages.append(Message.user(f"Stop, do {seed} instead."))
+            self.session.append(Message.user(f"Stop, do {seed} instead."))
+            self.turn_calls = 0
         elif op == "compact":
-            provider = ScriptedProvider([f"Summary {seed}: the build was being fixed."])
-            result = asyncio.run(
-                compact_messages(provider, self.messages, counter=default_counter())
-            )
-            self.messages = list(result.messages)
-        elif op == "summarize":
-            ids = tool_ids_to_summarize(self.messages, cutoff=a, protect_last_n=b)
-            pool = visible_tool_ids(self.messages)
-            rng = random.Random(seed)
-            ids += pool[: rng.randint(0, len(pool))]  # oldest first, like the real selection
-            ids += rng.sample(pool, min(len(pool), a))  # and some anywhere
-            self.messages, flipped = apply_tool_pair_summaries(self.messages, notes_for(ids))
-            event(f"summaries hid {'some' if flipped else 'no'} messages")
-        elif op == "mask":
-            chosen = messages_to_mask(self.messages, keep_last=a, batch=b + 1)
-            self.messages = mark_masked(self.messages, chosen)
+            # `/compact` between turns; the user's next message completes the view.
+            _ = [e async for e in pipeline.compact(self.session, trigger="manual")]
+            self.session.append(Message.user(f"Go on with {seed}."))
+            self.turn_calls = 0
+        elif op == "overflow" and pipeline.compacts_on_overflow:
+            overflow = ContextLengthExceeded("too long")
+            _ = [e async for e in pipeline.overflowed(self.session, overflow)]
+            pipeline.overflow_compactions = 0  # the retried call succeeded
         if op in ("tools", "hint", "answer", "stop"):
-            # The loop applies pending summaries right before each model call.
-            self.messages, flipped = apply_tool_pair_summaries(self.messages, {})
-            if flipped:
-                event("a stranded note was parked")
+            # Right before the model call, as the loop does it.
+            async for trimmed in pipeline.before_call(self.session, self.turn_calls):
+                event(type(trimmed).__name__)
+            if pipeline.pairs is not None:
+                await pipeline.pairs.collect()  # the batch is ready by the next call
 
 
-@settings(max_examples=100, deadline=None)
-@given(steps)
-def test_any_mix_of_steps_keeps_the_request_valid_and_loses_nothing(
-    plan: list[tuple[Op, int, int, int]],
+async def _scenario(plan: list[tuple[Op, int, int]], config: Settings, window: int) -> None:
+    provider = _Summarizer(model_config=ModelConfig("m", context_limit=window))
+    agent = Agent(provider, config=config, working_dir=Path.cwd())
+    run = Run(agent.open_session())
+    try:
+        for op, a, seed in plan:
+            before = list(run.messages)
+            await run.step(op, a, seed)
+            after = run.messages
+
+            assert view_issues(after) == [], (op, [m.effective_role for m in visible(after)])
+            assert [m.id for m in after[: len(before)]] == [m.id for m in before]
+            assert [m.content for m in after[: len(before)]] == [m.content for m in before]
+            notes = [m for m in visible(after) if m.metadata.kind == TOOL_SUMMARY_KIND]
+            assert len(notes) <= 1
+        for tool_id, text in run.outputs.items():
+            found = recall(run.messages, tool_id, max_chars=None)
+            assert found.found and text in found.text
+    finally:
+        await run.session.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps, knobs, windows)
+def test_any_session_through_the_pipeline_keeps_the_request_valid_and_loses_nothing(
+    plan: list[tuple[Op, int, int]], config: dict[str, object], window: int
 ) -> None:
-    state = Session()
-    for op, a, b, seed in plan:
-        before = list(state.messages)
-        state.step(op, a, b, seed)
-        after = state.messages
-
-        assert view_issues(after) == [], (op, [m.effective_role for m in visible(after)])
-        assert [m.id for m in after[: len(before)]] == [m.id for m in before]
-        assert [m.content for m in after[: len(before)]] == [m.content for m in before]
-        notes = [m for m in visible(after) if m.metadata.kind == TOOL_SUMMARY_KIND]
-        assert len(notes) <= 1
-
-    for tool_id, text in state.outputs.items():
-        found = recall(state.messages, tool_id, max_chars=None)
-        assert found.found and text in found.text
+    asyncio.run(_scenario(plan, Settings.model_validate(config), window))

@@ -8,24 +8,25 @@ from pathlib import Path
 from agent.tools.base import NAME_SEPARATOR, ToolContext
 from agent.tools.manager import ExtensionManager
 from agent.tools.recall import context_extension, recall_tool
-from context_mgmt.masking import apply_masking, mark_masked, messages_to_mask
+from context_mgmt.masking import messages_to_mask
 from context_mgmt.recall import RECALL_TOOL_NAME, recall, recall_hint, recall_tool_output
-from context_mgmt.tool_pairs import apply_tool_pair_summaries
 from conversation import ImageContent, Message, TextContent, ToolRequest, ToolResponse
 from tests.context_mgmt.tool_conversations import (
     answers,
+    applied,
     asks,
     big_output,
     call,
+    mark_masked,
     notes_for,
     output,
     session,
-    visible,
+    shown,
 )
 
 
 def test_a_summarized_pairs_output_comes_back_from_the_hidden_originals() -> None:
-    messages, _ = apply_tool_pair_summaries(session(12), notes_for(["call_0"]))
+    messages, _ = applied(session(12), notes_for(["call_0"]))
     assert all(not m.metadata.agent_visible for m in messages[1:3])
     text = recall_tool_output(messages, "call_0")
     assert text.startswith('Original output of developer__shell {"command": "cmd call_0"}')
@@ -36,8 +37,8 @@ def test_a_summarized_pairs_output_comes_back_from_the_hidden_originals() -> Non
 def test_a_masked_output_comes_back_while_the_view_shows_a_placeholder() -> None:
     plain = session(30)
     messages = mark_masked(plain, messages_to_mask(plain, 10, 10))
-    shown = apply_masking(visible(messages))[2].tool_responses[0].text()
-    assert recall_hint("call_0") in shown and big_output("call_0") not in shown
+    text = shown(messages)[2].tool_responses[0].text()
+    assert recall_hint("call_0") in text and big_output("call_0") not in text
     assert big_output("call_0") in recall_tool_output(messages, "call_0")
 
 
@@ -91,7 +92,7 @@ def test_the_tool_is_exposed_under_the_name_placeholders_use() -> None:
 
 
 async def test_the_tool_returns_the_original_through_the_manager(tmp_path: Path) -> None:
-    messages, _ = apply_tool_pair_summaries(session(12), notes_for(["call_0"]))
+    messages, _ = applied(session(12), notes_for(["call_0"]))
     manager = ExtensionManager([context_extension()])
     request = ToolRequest(id="r1", name=RECALL_TOOL_NAME, arguments={"id": "call_0"})
     response = await manager.respond(request, context_for(messages, tmp_path))

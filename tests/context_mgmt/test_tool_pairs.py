@@ -7,23 +7,20 @@ import math
 
 import pytest
 
-from context_mgmt.pair_apply import plan_tool_pair_summaries
+from context_mgmt.pair_summarizer import ToolPairError, summarize_tool_pair
 from context_mgmt.recall import recall_hint
 from context_mgmt.tool_pairs import (
     TOOL_SUMMARY_KIND,
     TOOLCALL_SUMMARIZATION_BATCH_SIZE,
-    ToolPairError,
     apply_tool_pair_summaries,
     compute_tool_call_cutoff,
-    count_tool_requests,
-    summarize_tool_pair,
-    summarize_tool_pair_with_usage,
     tool_ids_to_summarize,
 )
 from conversation import Message, MessageMetadata, TextContent, fix_conversation
 from providers import ScriptedProvider, ScriptedReply, Usage
 from tests.context_mgmt.tool_conversations import (
     answers,
+    applied,
     asks,
     call,
     note_for,
@@ -83,13 +80,12 @@ def test_the_current_turns_calls_are_never_eligible() -> None:
     assert len(chosen) == 10
     turn = messages[-2 * 4 :]
     protected = {r.id for m in turn for r in m.tool_requests}
-    assert count_tool_requests(turn) == 4
     assert not protected & set(chosen)
 
 
 def test_a_turn_longer_than_the_history_protects_everything() -> None:
     messages = session(40)
-    assert tool_ids_to_summarize(messages, 0, protect_last_n=count_tool_requests(messages)) == []
+    assert tool_ids_to_summarize(messages, 0, protect_last_n=40) == []
     assert tool_ids_to_summarize(messages, 0, protect_last_n=100) == []
 
 
@@ -134,7 +130,7 @@ async def test_summary_is_one_fast_call_and_an_agent_only_note() -> None:
         answers(output("call_1", "FAILED tests/test_io.py::test_read - KeyError: 'path'")),
     ]
     provider = ScriptedProvider(["Ran pytest -x: tests/test_io.py::test_read failed (KeyError)."])
-    note = await summarize_tool_pair(provider, messages, "call_1")
+    note = (await summarize_tool_pair(provider, messages, "call_1")).message
 
     [request] = provider.requests
     assert request.fast and request.tools == () and len(request.messages) == 1
@@ -178,12 +174,10 @@ async def test_usage_is_reported_and_filled_in_when_missing() -> None:
     provider = ScriptedProvider(
         [ScriptedReply("ran a command", usage=Usage(input_tokens=321, output_tokens=9))]
     )
-    reported = await summarize_tool_pair_with_usage(provider, messages, "call_0")
+    reported = await summarize_tool_pair(provider, messages, "call_0")
     assert (reported.usage.input_tokens, reported.usage.output_tokens) == (321, 9)
 
-    estimated = await summarize_tool_pair_with_usage(
-        ScriptedProvider(["ran a command"]), messages, "call_0"
-    )
+    estimated = await summarize_tool_pair(ScriptedProvider(["ran a command"]), messages, "call_0")
     assert estimated.usage.input_tokens and estimated.usage.input_tokens > 0
     assert estimated.usage.output_tokens and estimated.usage.output_tokens > 0
 
@@ -216,7 +210,7 @@ async def test_a_pair_with_a_hidden_half_is_not_summarized(hidden: str) -> None:
 def test_summarized_pairs_are_hidden_and_one_note_is_appended() -> None:
     messages = session(12)
     ids = [f"call_{n}" for n in range(10)]
-    new, flipped = apply_tool_pair_summaries(messages, notes_for(ids))
+    new, flipped = applied(messages, notes_for(ids))
 
     assert len(new) == len(messages) + 1
     assert flipped == [m.id for m in messages[1:21]]
@@ -241,10 +235,10 @@ def test_a_parallel_group_is_hidden_only_when_all_its_calls_are_summarized() -> 
         answers(output("a", "A"), output("b", "B")),
         *tool_loop(1),
     ]
-    plan = plan_tool_pair_summaries(messages, notes_for(["a"]))
+    plan = apply_tool_pair_summaries(messages, notes_for(["a"]))
     assert not plan.changed and plan.status == {"a": "waiting"}
 
-    plan = plan_tool_pair_summaries(messages, notes_for(["a", "b"]))
+    plan = apply_tool_pair_summaries(messages, notes_for(["a", "b"]))
     assert plan.status == {"a": "applied", "b": "applied"}
     assert plan.flipped_ids == (messages[1].id, messages[2].id)
     assert view_issues(plan.messages) == []
@@ -257,7 +251,7 @@ def test_a_request_is_never_hidden_without_its_response() -> None:
         answers(output("a", "A")),  # "b" was never answered
         *tool_loop(1),
     ]
-    plan = plan_tool_pair_summaries(messages, notes_for(["a", "b"]))
+    plan = apply_tool_pair_summaries(messages, notes_for(["a", "b"]))
     assert plan.status == {"a": "dropped", "b": "dropped"}
     assert not plan.changed
 
@@ -265,25 +259,25 @@ def test_a_request_is_never_hidden_without_its_response() -> None:
 def test_a_user_message_with_the_users_own_words_is_never_hidden() -> None:
     mixed = Message.user("also check b", output("a", "A"))
     messages = [Message.user("go"), asks(call("a")), mixed, *tool_loop(1)]
-    plan = plan_tool_pair_summaries(messages, notes_for(["a"]))
+    plan = apply_tool_pair_summaries(messages, notes_for(["a"]))
     assert plan.status == {"a": "dropped"} and not plan.changed
 
 
 def test_summaries_wait_until_the_conversation_ends_with_tool_results() -> None:
     messages = [*session(3), asks(text="All fixed."), Message.user("thanks, now the docs")]
-    plan = plan_tool_pair_summaries(messages, notes_for(["call_0", "call_1"]))
+    plan = apply_tool_pair_summaries(messages, notes_for(["call_0", "call_1"]))
     assert not plan.changed
     assert plan.status == {"call_0": "waiting", "call_1": "waiting"}
 
     later = [*messages, *tool_loop(1, start=3)]
-    plan = plan_tool_pair_summaries(later, notes_for(["call_0", "call_1"]))
+    plan = apply_tool_pair_summaries(later, notes_for(["call_0", "call_1"]))
     assert plan.ids("applied") == ["call_0", "call_1"]
     assert view_issues(plan.messages) == []
 
 
 def test_the_latest_tool_results_stay_when_asked_to_summarize_them() -> None:
     messages = session(2)
-    plan = plan_tool_pair_summaries(messages, notes_for(["call_0", "call_1"]))
+    plan = apply_tool_pair_summaries(messages, notes_for(["call_0", "call_1"]))
     assert plan.status == {"call_0": "applied", "call_1": "waiting"}
     assert visible_tool_ids(plan.messages) == ["call_1"]
     assert visible(plan.messages)[-1].metadata.kind == TOOL_SUMMARY_KIND
@@ -293,16 +287,16 @@ def test_the_latest_tool_results_stay_when_asked_to_summarize_them() -> None:
 def test_a_pair_between_two_user_messages_is_left_alone() -> None:
     hint = Message.user("<hints for src/>").agent_only().with_kind("hints")
     messages = [Message.user("go"), *tool_loop(1), hint, *tool_loop(3, start=1)]
-    plan = plan_tool_pair_summaries(messages, notes_for(["call_0", "call_1", "call_2"]))
+    plan = apply_tool_pair_summaries(messages, notes_for(["call_0", "call_1", "call_2"]))
     assert plan.status == {"call_0": "dropped", "call_1": "applied", "call_2": "applied"}
     assert view_issues(plan.messages) == []
 
 
 def test_a_second_batch_folds_the_first_note_into_one() -> None:
     messages = session(30)
-    first, _ = apply_tool_pair_summaries(messages, notes_for([f"call_{n}" for n in range(10)]))
+    first, _ = applied(messages, notes_for([f"call_{n}" for n in range(10)]))
     grown = [*first, *tool_loop(2, start=30)]
-    second = plan_tool_pair_summaries(grown, notes_for([f"call_{n}" for n in range(10, 20)]))
+    second = apply_tool_pair_summaries(grown, notes_for([f"call_{n}" for n in range(10, 20)]))
 
     notes = [m for m in visible(second.messages) if m.metadata.kind == TOOL_SUMMARY_KIND]
     assert len(notes) == 1
@@ -314,30 +308,30 @@ def test_a_second_batch_folds_the_first_note_into_one() -> None:
 
 
 def test_a_note_stranded_by_a_stopped_turn_is_parked_and_brought_back() -> None:
-    applied, _ = apply_tool_pair_summaries(session(12), notes_for(["call_0"]))
-    stranded = [*applied, Message.user("never mind, do something else")]
+    summarized, _ = applied(session(12), notes_for(["call_0"]))
+    stranded = [*summarized, Message.user("never mind, do something else")]
     assert view_issues(stranded) != []  # the note and the new user message would merge
 
-    parked = plan_tool_pair_summaries(stranded, {})
-    assert parked.flipped_ids == (applied[-1].id,) and not parked.appended
+    parked = apply_tool_pair_summaries(stranded, {})
+    assert parked.flipped_ids == (summarized[-1].id,) and not parked.appended
     assert view_issues(parked.messages) == []
-    assert plan_tool_pair_summaries(parked.messages, {}).changed is False
+    assert apply_tool_pair_summaries(parked.messages, {}).changed is False
 
     later = [*parked.messages, *tool_loop(1, start=12)]
-    back = plan_tool_pair_summaries(later, {})
+    back = apply_tool_pair_summaries(later, {})
     assert back.flipped_ids == ()
     [note] = back.appended
     assert note.text == "summary of call_0"
-    assert applied[-1].id in note.metadata.source_ids
+    assert summarized[-1].id in note.metadata.source_ids
     assert view_issues(back.messages) == []
-    assert plan_tool_pair_summaries(back.messages, {}).changed is False
+    assert apply_tool_pair_summaries(back.messages, {}).changed is False
 
 
 def test_pairs_hidden_by_compaction_are_dropped() -> None:
     messages = [m.with_agent_invisible() for m in session(3)]
     summary = Message.user("summary").agent_only().with_kind("summary", [m.id for m in messages])
     compacted = [*messages, summary, *tool_loop(1, start=3)]
-    plan = plan_tool_pair_summaries(compacted, notes_for(["call_0"]))
+    plan = apply_tool_pair_summaries(compacted, notes_for(["call_0"]))
     assert plan.status == {"call_0": "dropped"} and not plan.changed
 
 
@@ -352,5 +346,5 @@ def test_application_is_pure() -> None:
 
 
 def test_a_blank_summary_is_never_applied() -> None:
-    plan = plan_tool_pair_summaries(session(3), {"call_0": note_for("call_0", text=" ")})
+    plan = apply_tool_pair_summaries(session(3), {"call_0": note_for("call_0", text=" ")})
     assert plan.status == {"call_0": "dropped"} and not plan.changed

@@ -3,11 +3,11 @@ tests."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from context_mgmt.masking import apply_masking
-from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
+from context_mgmt.masking import MaskingPresenter
+from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, apply_tool_pair_summaries
 from conversation import (
     Message,
     MessageMetadata,
@@ -68,10 +68,30 @@ def visible(messages: Sequence[Message]) -> list[Message]:
     return [m for m in messages if m.metadata.agent_visible]
 
 
+def mark_masked(messages: Sequence[Message], ids: Iterable[str]) -> list[Message]:
+    """`messages` with the `masked` flag the pipeline sets on the messages named by `ids`."""
+    wanted = set(ids)
+    return [m.with_metadata(m.metadata.with_masked()) if m.id in wanted else m for m in messages]
+
+
+def shown(messages: Sequence[Message]) -> list[Message]:
+    """The agent-visible messages as the model is shown them (the loop's presenter)."""
+    present = MaskingPresenter()
+    return [present(m) for m in visible(messages)]
+
+
 def view_issues(messages: Sequence[Message]) -> list[str]:
     """What `fix_conversation` would repair in the request built from `messages`."""
-    return fix_conversation(apply_masking(visible(messages)))[1]
+    return fix_conversation(shown(messages))[1]
 
 
 def visible_tool_ids(messages: Sequence[Message]) -> list[str]:
     return [r.id for m in visible(messages) for r in m.tool_requests]
+
+
+def applied(
+    messages: Sequence[Message], summaries: dict[str, Message]
+) -> tuple[list[Message], list[str]]:
+    """`apply_tool_pair_summaries` as (the new conversation, the ids flipped invisible)."""
+    application = apply_tool_pair_summaries(messages, summaries)
+    return list(application.messages), list(application.flipped_ids)

@@ -3,7 +3,8 @@
 One prompt, one turn at a time. A turn runs in its own task so Ctrl-C (SIGINT while the
 terminal is in cooked mode) cancels the turn, never the app: the reply loop answers every open
 tool call and the session stays valid. Tool calls that need approval stop the live output and
-ask for one key. Slash commands live in `commands.py`.
+ask for one key. Slash commands live in `commands.py` and talk to this class through its
+`CommandHost` protocol. An interrupted exchange is closed by `Agent.reply` alone.
 """
 
 from __future__ import annotations
@@ -17,23 +18,23 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.agent import INTERRUPTED_NOTE
+from agent.cli.interactive.commands import COMMANDS, argument_choices, dispatch
 from agent.cli.interactive.prompt import ask_approval, make_prompt_session
 from agent.cli.interactive.render import INTERRUPTED_TEXT, Renderer
 from agent.cli.interactive.status import StatusInfo, status_text
 from agent.cli.interactive.terminal import Terminal
 from agent.cli.interactive.transcript import COMMAND_KIND, recent_exchanges
-from agent.events import Event, TurnFinished
+from agent.events import Event
 from conversation import Message, ToolRequest
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
 
+    from agent.agent import Agent
     from agent.runtime import Runtime
     from agent.session import AgentSession
 
 RECENT_EXCHANGES = 3
-INTERRUPTED_KIND = "interrupted"
 KEYS_HELP = "/help · Esc+Enter: new line · Ctrl-C: interrupt · Ctrl-D: quit"
 
 
@@ -42,7 +43,6 @@ class InteractiveSession:
         self, runtime: Runtime, terminal: Terminal, *, history_file: Path | None = None
     ) -> None:
         self.runtime = runtime
-        self.agent = runtime.agent
         self.terminal = terminal
         self.renderer = Renderer(terminal, status=self.status_line)
         self.history_file = history_file
@@ -55,6 +55,10 @@ class InteractiveSession:
         self._running: asyncio.Future[Any] | None = None
         """The turn or compaction that Ctrl-C would cancel."""
         self._sigint_guard = False
+
+    @property
+    def agent(self) -> Agent:
+        return self.runtime.agent
 
     @property
     def session(self) -> AgentSession:
@@ -86,11 +90,12 @@ class InteractiveSession:
                 f"{self.agent.working_dir}"
             )
 
-    def switch_to(self, session_id: str) -> None:
+    async def switch_to(self, session_id: str) -> None:
         """`/resume`: continue another stored session (the current one is kept)."""
         previous = self._session
         self._session = self.agent.resume_session(session_id)
         if previous is not None:
+            await previous.pipeline.close()
             self._discard_if_empty(previous)
         self.always_allowed.clear()
         self.refresh_status()
@@ -98,9 +103,11 @@ class InteractiveSession:
         self._note_moved_session(session_id)
         self.show_recent()
 
-    def close(self) -> None:
-        """Release the session; an untouched new session is not kept."""
+    async def close(self) -> None:
+        """Stop the session's background work and release it; an untouched new session is
+        not kept."""
         if self._session is not None:
+            await self._session.pipeline.close()
             kept = self._discard_if_empty(self._session)
             if kept and self._session.id is not None:
                 session_id = self._session.id
@@ -187,8 +194,6 @@ class InteractiveSession:
 
     async def run(self) -> int:
         """Read and answer until /exit or Ctrl-D. Returns the exit code."""
-        from agent.cli.interactive.commands import COMMANDS, argument_choices, dispatch
-
         _warm_up(self.agent.provider.name)
         self._prompt = make_prompt_session(
             self.terminal,
@@ -223,7 +228,7 @@ class InteractiveSession:
         finally:
             if self._sigint_guard:
                 loop.remove_signal_handler(signal.SIGINT)
-            self.close()
+            await self.close()
         return 0
 
     def _interrupt(self) -> None:
@@ -234,25 +239,11 @@ class InteractiveSession:
         """One turn: the user's `text` in, the reply rendered as it streams."""
         session = self.session
 
-        stop: list[str] = []
-
         async def consume() -> None:
             async for event in self.agent.reply(session, text):
                 self.on_event(event)
-                if isinstance(event, TurnFinished):
-                    stop.append(event.stop_reason)
 
-        finished = await self.interruptible(consume())
-        if not finished or stop == ["cancelled"]:
-            self._close_interrupted_exchange()
-
-    def _close_interrupted_exchange(self) -> None:
-        """The agent closes a turn interrupted before the model said anything; this covers a
-        cancellation that came before the turn could even start."""
-        last = next((m for m in reversed(self.session.messages) if m.is_agent_visible), None)
-        if last is not None and last.effective_role == "user":
-            note = Message.assistant(INTERRUPTED_NOTE).agent_only().with_kind(INTERRUPTED_KIND)
-            self.session.append(note)
+        await self.interruptible(consume())
 
     async def interruptible(self, work: Awaitable[Any], label: str = "thinking") -> bool:
         """Run `work` with Ctrl-C bound to cancelling it; False when it was cancelled

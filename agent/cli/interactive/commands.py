@@ -1,8 +1,10 @@
 """Slash commands of the interactive session.
 
-Each command is one async function `(app, argument) -> keep_going`. `/clear` and `/compact`
-are kept in the session's history as user-only messages (the command and its outcome), so a
-resumed session shows them, while the model never sees them.
+Each command is one async function `(host, argument) -> keep_going`, written against
+`CommandHost`, the little the commands need from the app (the interactive session
+implements it; this module never imports the app). `/clear` and `/compact` are kept in the
+session's history as user-only messages (the command and its outcome), so a resumed session
+shows them, while the model never sees them.
 """
 
 from __future__ import annotations
@@ -11,15 +13,46 @@ import difflib
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.cli.interactive.status import compact_number
-from agent.events import CompactionFinished
+from agent.events import CompactionFinished, Event
 
 if TYPE_CHECKING:
-    from agent.cli.interactive.app import InteractiveSession
+    from agent.agent import Agent
+    from agent.cli.interactive.render import Renderer
+    from agent.runtime import Runtime
+    from agent.session import AgentSession
 
-Handler = Callable[["InteractiveSession", str], Awaitable[bool]]
+
+class CommandHost(Protocol):
+    """What a slash command may use of the interactive session."""
+
+    renderer: Renderer
+    runtime: Runtime
+
+    @property
+    def agent(self) -> Agent: ...
+
+    @property
+    def session(self) -> AgentSession: ...
+
+    def record_command(self, command: str, reply: str) -> None:
+        """Keep the command and its outcome in the user's history (never the model's)."""
+
+    def refresh_status(self) -> None: ...
+
+    def on_event(self, event: Event) -> None: ...
+
+    async def interruptible(self, work: Awaitable[Any], label: str = "thinking") -> bool:
+        """Run `work` with Ctrl-C bound to cancelling it; False when it was cancelled."""
+        ...
+
+    async def switch_to(self, session_id: str) -> None:
+        """Continue another stored session."""
+
+
+Handler = Callable[[CommandHost, str], Awaitable[bool]]
 MODES = ("auto", "approve", "smart_approve", "chat")
 CLEARED_TEXT = "Conversation cleared: the model starts afresh. The history is kept."
 
@@ -31,7 +64,7 @@ class SlashCommand:
     run: Handler
 
 
-async def _help(app: InteractiveSession, argument: str) -> bool:
+async def _help(app: CommandHost, argument: str) -> bool:
     width = max(len(c.usage) for c in COMMANDS.values())
     for command in COMMANDS.values():
         app.renderer.line(f"  {command.usage:<{width}}  {command.help}")
@@ -39,11 +72,11 @@ async def _help(app: InteractiveSession, argument: str) -> bool:
     return True
 
 
-async def _exit(app: InteractiveSession, argument: str) -> bool:
+async def _exit(app: CommandHost, argument: str) -> bool:
     return False
 
 
-async def _clear(app: InteractiveSession, argument: str) -> bool:
+async def _clear(app: CommandHost, argument: str) -> bool:
     app.agent.clear(app.session)
     app.record_command("/clear", CLEARED_TEXT)
     app.refresh_status()
@@ -51,7 +84,7 @@ async def _clear(app: InteractiveSession, argument: str) -> bool:
     return True
 
 
-async def _compact(app: InteractiveSession, argument: str) -> bool:
+async def _compact(app: CommandHost, argument: str) -> bool:
     from context_mgmt import CompactionFailed
     from providers import ProviderError
 
@@ -86,7 +119,7 @@ async def _compact(app: InteractiveSession, argument: str) -> bool:
     return True
 
 
-async def _mode(app: InteractiveSession, argument: str) -> bool:
+async def _mode(app: CommandHost, argument: str) -> bool:
     if not argument:
         current = app.agent.permissions.mode.value
         app.renderer.line(f"mode: {current}  (choices: {', '.join(MODES)})")
@@ -101,9 +134,8 @@ async def _mode(app: InteractiveSession, argument: str) -> bool:
     return True
 
 
-async def _model(app: InteractiveSession, argument: str) -> bool:
+async def _model(app: CommandHost, argument: str) -> bool:
     from agent.config import ConfigError
-    from agent.provider_choice import choose_provider
     from providers import ProviderError
 
     agent = app.agent
@@ -114,20 +146,11 @@ async def _model(app: InteractiveSession, argument: str) -> bool:
             f"(context window {config.context_limit:,} tokens)"
         )
         return True
-    settings = app.runtime.settings
     try:
-        updated = settings.model_copy(
-            update={"model": argument, "provider": settings.provider or agent.provider.name}
-        )
-        provider = choose_provider(updated)
+        provider = await app.runtime.switch_model(app.session, argument)
     except (ConfigError, ProviderError, ValueError) as exc:
         app.renderer.error(f"cannot switch to {argument}: {exc}")
         return True
-    await agent.switch_provider(provider)
-    app.runtime.provider, app.runtime.settings = provider, updated
-    store, session = app.runtime.store, app.session
-    if store is not None and session.id is not None:
-        store.update_session(session.id, provider=provider.name, model=provider.model_config.model)
     app.refresh_status()
     app.renderer.line(
         f"model: {provider.name}/{provider.model_config.model} "
@@ -137,7 +160,7 @@ async def _model(app: InteractiveSession, argument: str) -> bool:
     return True
 
 
-async def _context(app: InteractiveSession, argument: str) -> bool:
+async def _context(app: CommandHost, argument: str) -> bool:
     from agent.context_report import format_context_report, report_for_agent
 
     for line in format_context_report(report_for_agent(app.agent, app.session)).splitlines():
@@ -145,7 +168,7 @@ async def _context(app: InteractiveSession, argument: str) -> bool:
     return True
 
 
-async def _hints(app: InteractiveSession, argument: str) -> bool:
+async def _hints(app: CommandHost, argument: str) -> bool:
     from agent.cli.hints_cmd import format_report
     from hints import collect_hints
 
@@ -157,7 +180,7 @@ async def _hints(app: InteractiveSession, argument: str) -> bool:
         return True
     for line in format_report(report).splitlines():
         app.renderer.line(line)
-    loaded = agent.hint_tracker.loaded
+    loaded = app.session.hints.loaded
     if loaded:
         app.renderer.line("subdirectory hints loaded in this session:")
         for hint in loaded:
@@ -167,7 +190,7 @@ async def _hints(app: InteractiveSession, argument: str) -> bool:
     return True
 
 
-async def _sessions(app: InteractiveSession, argument: str) -> bool:
+async def _sessions(app: CommandHost, argument: str) -> bool:
     store = app.runtime.store
     if store is None:
         app.renderer.error("sessions are not stored")
@@ -185,7 +208,7 @@ async def _sessions(app: InteractiveSession, argument: str) -> bool:
     return True
 
 
-async def _resume(app: InteractiveSession, argument: str) -> bool:
+async def _resume(app: CommandHost, argument: str) -> bool:
     from sessions import SessionStoreError
 
     store = app.runtime.store
@@ -200,13 +223,13 @@ async def _resume(app: InteractiveSession, argument: str) -> bool:
         app.renderer.info("That is the current session.")
         return True
     try:
-        app.switch_to(target)
+        await app.switch_to(target)
     except SessionStoreError as exc:
         app.renderer.error(str(exc))
     return True
 
 
-def _latest_other(app: InteractiveSession) -> str | None:
+def _latest_other(app: CommandHost) -> str | None:
     store = app.runtime.store
     assert store is not None
     here = app.agent.working_dir
@@ -239,7 +262,7 @@ def parse(text: str) -> tuple[str, str]:
     return ALIASES.get(name.lower(), name.lower()), argument.strip()
 
 
-async def dispatch(app: InteractiveSession, text: str) -> bool:
+async def dispatch(app: CommandHost, text: str) -> bool:
     """Run one slash command; False means leave the session."""
     name, argument = parse(text)
     command = COMMANDS.get(name)
@@ -251,7 +274,7 @@ async def dispatch(app: InteractiveSession, text: str) -> bool:
     return await command.run(app, argument)
 
 
-def argument_choices(app: InteractiveSession, command: str) -> Iterable[str]:
+def argument_choices(app: CommandHost, command: str) -> Iterable[str]:
     """Tab completions for a command's argument."""
     if command == "/mode":
         return MODES

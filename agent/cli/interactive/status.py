@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from agent.events import CompactionFinished, Event, UsageUpdate
 from context_mgmt import auto_compact_enabled
-from context_mgmt.threshold import usage_percent
+from context_mgmt.context_size import usage_percent
 
 
 @dataclass(frozen=True)

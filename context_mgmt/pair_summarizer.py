@@ -1,15 +1,10 @@
-"""`ToolPairSummarizer`: tool-pair summaries made in the background while the model works.
+"""Tool-pair summaries: the fast-model call that writes one (`summarize_tool_pair`) and
+`ToolPairSummarizer`, which makes them in the background while the model works.
 
-The reply loop keeps one per session and, in each iteration:
-
-    application = summarizer.apply_ready(messages)        # right before the model call
-    if application.changed:                               # persist: flip flipped_ids,
-        ...                                               # append application.appended
-    summarizer.maybe_schedule(messages, protect_last_n)   # start the next batch, if due
-    ... stream the model's reply, run tools ...
-    for usage in summarizer.take_usage(): ...             # usage ledger, kind "summary"
-
-and `await summarizer.cancel()` when the turn is cancelled or the session ends.
+A session's `ContextPipeline` keeps one (strategy `summarize`) and, right before each model
+call, applies the ready summaries (`apply_ready`), records their usage (`take_usage`) and
+starts the next batch when one is due (`maybe_schedule`); `cancel()` when the turn is
+cancelled or the session closes.
 
 One batch runs at a time, as one asyncio task that summarizes its ids one after another (the
 fast model, no tools), from a snapshot of the conversation taken when it started. A batch's
@@ -26,21 +21,30 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
-from context_mgmt.pair_apply import PairApplication, plan_tool_pair_summaries
-from context_mgmt.threshold import DEFAULT_COMPACTION_THRESHOLD
+from context_mgmt.context_size import DEFAULT_COMPACTION_THRESHOLD
+from context_mgmt.format import format_message_for_compacting
+from context_mgmt.recall import describe_call, recall_hint
 from context_mgmt.tool_pairs import (
-    ToolPairError,
+    TOOL_SUMMARY_KIND,
+    PairApplication,
+    apply_tool_pair_summaries,
     compute_tool_call_cutoff,
-    summarize_tool_pair_with_usage,
     tool_ids_to_summarize,
 )
-from conversation import Message
+from conversation import Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
 from providers import Provider, Usage
 
 if TYPE_CHECKING:
     from context_mgmt.tokens import TokenCounter
+
+TOOL_PAIR_TEMPLATE = "tool_pair_summary.md"
+TOOL_PAIR_REQUEST = "Write the note for the tool call given in the system prompt."
+MAX_SUMMARIZED_OUTPUT_CHARS = 40_000
+"""Tool output beyond this is cut from the middle before summarizing, so one huge result
+cannot overflow the fast model's window."""
 
 logger = logging.getLogger(__name__)
 
@@ -56,13 +60,13 @@ class ToolPairSummarizer:
         *,
         cutoff: int | None = None,
         threshold: float = DEFAULT_COMPACTION_THRESHOLD,
-        enabled: bool = True,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         counter: TokenCounter | None = None,
     ) -> None:
         """`cutoff` overrides the one derived from the provider's window and `threshold`
-        (config `tool_call_cutoff`); `enabled` is config `tool_pair_summarization`. A provider
-        that manages its own context is never summarized."""
+        (config `tool_call_cutoff`). Whether summaries run at all (the strategy, config
+        `tool_pair_summarization`, a provider that manages its own context) is the session's
+        `ContextPipeline`'s decision."""
         if cutoff is not None and cutoff < 0:
             raise ValueError(f"tool_call_cutoff must be 0 or more, got {cutoff}")
         self.provider = provider
@@ -71,7 +75,6 @@ class ToolPairSummarizer:
             if cutoff is not None
             else compute_tool_call_cutoff(provider.model_config.context_limit, threshold)
         )
-        self.enabled = enabled and not provider.manages_own_context
         self.max_attempts = max_attempts
         self._counter = counter
         self._task: asyncio.Task[None] | None = None
@@ -106,10 +109,9 @@ class ToolPairSummarizer:
     def maybe_schedule(self, messages: Sequence[Message], protect_last_n: int) -> list[str]:
         """Start a batch if one is due (`tool_ids_to_summarize`); returns the ids started.
 
-        `protect_last_n`: the tool calls of the current turn (`count_tool_requests` over the
-        turn's messages), which are never summarized.
+        `protect_last_n`: the tool calls of the current turn, which are never summarized.
         """
-        if not self.enabled or self.running:
+        if self.running:
             return []
         ids = tool_ids_to_summarize(messages, self.cutoff, protect_last_n, exclude=self._excluded())
         return self.schedule(messages, ids)
@@ -136,7 +138,7 @@ class ToolPairSummarizer:
         batch: dict[str, Message] = {}
         for tool_id in ids:
             try:
-                summary = await summarize_tool_pair_with_usage(
+                summary = await summarize_tool_pair(
                     self.provider, snapshot, tool_id, counter=self._counter
                 )
             except ToolPairError as exc:
@@ -175,12 +177,12 @@ class ToolPairSummarizer:
     # -- results --------------------------------------------------------------------------------
 
     def apply_ready(self, messages: Sequence[Message]) -> PairApplication:
-        """Apply the finished summaries that fit now (`plan_tool_pair_summaries`).
+        """Apply the finished summaries that fit now (`apply_tool_pair_summaries`).
 
         Summaries that have to wait (sibling calls not summarized yet, or the conversation
         does not end with tool results) are kept for a later call; the rest are done with.
         """
-        application = plan_tool_pair_summaries(messages, self._ready)
+        application = apply_tool_pair_summaries(messages, self._ready)
         for tool_id, status in application.status.items():
             if status != "waiting":
                 self._ready.pop(tool_id, None)
@@ -191,3 +193,119 @@ class ToolPairSummarizer:
         """Usage of the summary calls made since the last call, oldest first."""
         usage, self._usage = self._usage, []
         return usage
+
+
+# -- one summary -------------------------------------------------------------------------------
+
+_Part = TypeVar("_Part", ToolRequest, ToolResponse)
+
+
+class ToolPairError(ValueError):
+    """A tool pair cannot be summarized (no such call, no result, empty summary)."""
+
+
+@dataclass(frozen=True)
+class ToolPairSummary:
+    tool_id: str
+    message: Message
+    """User-role, agent-only, kind `tool_summary`, `source_ids` = the pair's messages."""
+    usage: Usage
+    """Billable usage of the summary call (estimated where the provider did not report)."""
+
+
+async def summarize_tool_pair(
+    provider: Provider,
+    messages: Sequence[Message],
+    tool_id: str,
+    *,
+    counter: TokenCounter | None = None,
+) -> ToolPairSummary:
+    """Summarize the call `tool_id` and its result into one agent-only user message, with
+    the usage of the model call for the usage ledger.
+
+    One `provider.complete(..., fast=True)` call with no tools. Raises `ToolPairError`, before
+    any model call, when `messages` hold no agent-visible request or response for `tool_id`,
+    and when the reply is empty; provider errors propagate.
+    """
+    from prompts import render
+
+    request_message, request = _find(messages, tool_id, ToolRequest)
+    response_message, response = _find(messages, tool_id, ToolResponse)
+    if request is None or request_message is None or response is None or response_message is None:
+        raise ToolPairError(f"No agent-visible tool pair found for tool id: {tool_id}")
+
+    transcript = _pair_transcript(request_message, request, response_message, response)
+    system = render(TOOL_PAIR_TEMPLATE, tool_name=request.name, call=transcript)
+    ask = Message.user(TOOL_PAIR_REQUEST)
+    reply, usage = await provider.complete(system, [ask], (), fast=True)
+    text = reply.text.strip()
+    if not text:
+        raise ToolPairError(f"the model returned an empty summary for tool call {tool_id!r}")
+    if counter is None and (usage.input_tokens is None or usage.output_tokens is None):
+        from context_mgmt.tokens import default_counter
+
+        counter = default_counter()
+    if counter is not None:
+        from context_mgmt.summarize import normalise_usage
+
+        usage = normalise_usage(usage, system, ask, reply, counter)
+
+    header = (
+        f"[Summary of earlier tool call {tool_id}: {describe_call(request, tool_id)}; "
+        f"full output: {recall_hint(tool_id)}]"
+    )
+    sources = tuple(
+        dict.fromkeys(
+            m.id
+            for m in messages
+            if any(isinstance(p, ToolRequest | ToolResponse) and p.id == tool_id for p in m.content)
+        )
+    )
+    message = Message(
+        role="user",
+        content=(TextContent(text=f"{header}\n{text}"),),
+        metadata=MessageMetadata.agent_only().with_kind(TOOL_SUMMARY_KIND, sources),
+        created=max(request_message.created, response_message.created),
+    )
+    return ToolPairSummary(tool_id, message, usage)
+
+
+def _find(
+    messages: Sequence[Message], tool_id: str, kind: type[_Part]
+) -> tuple[Message | None, _Part | None]:
+    """The first agent-visible message holding a part of `kind` with `tool_id`. A hidden
+    half means the pair is already out of the agent's view (compacted or summarized), so
+    summarizing it would be a wasted model call (reference §7.2)."""
+    for message in messages:
+        if not message.metadata.agent_visible:
+            continue
+        for part in message.content:
+            if isinstance(part, kind) and part.id == tool_id:
+                return message, part
+    return None, None
+
+
+def _pair_transcript(
+    request_message: Message,
+    request: ToolRequest,
+    response_message: Message,
+    response: ToolResponse,
+) -> str:
+    """The call with the agent's note before it, and its (clipped) result; sibling calls of
+    a parallel batch are left out."""
+    intent = [p for p in request_message.content if isinstance(p, TextContent) and p.text.strip()]
+    asked = request_message.with_content([*intent, request])
+    answered = response_message.with_content([_clipped(response)])
+    return "\n".join(format_message_for_compacting(m) for m in (asked, answered))
+
+
+def _clipped(response: ToolResponse) -> ToolResponse:
+    limit = MAX_SUMMARIZED_OUTPUT_CHARS
+    if sum(len(p.text) for p in response.content if isinstance(p, TextContent)) <= limit:
+        return response
+    text = response.text()
+    head, tail = text[: limit * 2 // 3], text[-(limit // 3) :]
+    left_out = len(text) - len(head) - len(tail)
+    clipped = f"{head}\n[... {left_out:,} characters left out ...]\n{tail}"
+    others = tuple(p for p in response.content if not isinstance(p, TextContent))
+    return response.model_copy(update={"content": (TextContent(text=clipped), *others)})

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from context_mgmt.pair_scheduler import ToolPairSummarizer
+from context_mgmt.pair_summarizer import ToolPairSummarizer
 from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, compute_tool_call_cutoff
 from conversation import Message
 from providers import ModelConfig, ScriptedProvider, ServerError, ToolSpec, Usage
@@ -126,7 +126,7 @@ async def test_a_failing_summary_is_logged_and_skipped(caplog: pytest.LogCapture
     steps[3] = ServerError("fast model overloaded")
     provider = ScriptedProvider(steps)
     summarizer = ToolPairSummarizer(provider, cutoff=0)
-    with caplog.at_level(logging.WARNING, logger="context_mgmt.pair_scheduler"):
+    with caplog.at_level(logging.WARNING, logger="context_mgmt.pair_summarizer"):
         summarizer.maybe_schedule(messages, protect_last_n=0)
         await summarizer.collect()
     assert "Failed to summarize tool pair call_3" in caplog.text
@@ -228,14 +228,6 @@ async def test_a_parallel_group_split_by_the_batch_boundary_waits_for_its_siblin
     notes = [m for m in visible(second.messages) if m.metadata.kind == TOOL_SUMMARY_KIND]
     assert len(notes) == 1
     assert view_issues(second.messages) == []
-
-
-async def test_disabled_or_self_managing_providers_are_never_summarized() -> None:
-    messages = session(40)
-    off = ToolPairSummarizer(ScriptedProvider([]), cutoff=0, enabled=False)
-    assert off.maybe_schedule(messages, protect_last_n=0) == []
-    hosted = ToolPairSummarizer(ScriptedProvider([], manages_own_context=True), cutoff=0)
-    assert hosted.maybe_schedule(messages, protect_last_n=0) == []
 
 
 def test_the_cutoff_comes_from_the_window_unless_overridden() -> None:

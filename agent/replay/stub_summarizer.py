@@ -1,6 +1,6 @@
 """`StubSummarizer`: a deterministic stand-in for the summarizing model, for replays.
 
-Replaying a session offline (`context_mgmt.replay`) must not need a model, and its numbers
+Replaying a session offline (`agent.replay.run`) must not need a model, and its numbers
 must not change from run to run. This provider answers the two requests the pipeline sends
 to the fast model, built from what the request itself carries:
 
@@ -24,8 +24,8 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from context_mgmt.pair_summarizer import TOOL_PAIR_REQUEST
 from context_mgmt.summarize import SUMMARY_REQUEST
-from context_mgmt.tool_pairs import TOOL_PAIR_REQUEST
 from conversation import Message
 from providers import (
     Completed,

@@ -1,4 +1,4 @@
-"""`context_mgmt.replay`: a recorded run walked through each strategy's context policy."""
+"""`agent.replay`: a recorded run replayed through the reply loop under each strategy."""
 
 from __future__ import annotations
 
@@ -7,25 +7,28 @@ from pathlib import Path
 
 import pytest
 
-from context_mgmt.replay import (
+from agent.events import Notice
+from agent.replay.results import (
     REPLAY_STRATEGIES,
-    ReplayError,
     ReplayOptions,
     StrategyReplay,
     TranscriptReplay,
+)
+from agent.replay.run import (
+    ReplayError,
     prepare_messages,
     replay_file,
     replay_messages,
     replay_transcript,
 )
-from context_mgmt.replay_summarizer import StubSummarizer
+from agent.replay.stub_summarizer import StubSummarizer
+from context_mgmt.pair_summarizer import TOOL_PAIR_REQUEST
 from context_mgmt.summarize import SUMMARY_REQUEST, render_compaction_prompt
 from context_mgmt.tokens import default_counter
-from context_mgmt.tool_pairs import TOOL_PAIR_REQUEST
 from conversation import Message, TextContent, ToolRequest, ToolResponse
 from prompts import render
 from sessions.importers import ImportedTranscript, parse_transcripts
-from tests.context_mgmt.replay_transcripts import FOLLOW_UP, TASK, chat_run, write_run
+from tests.agent.replay_transcripts import FOLLOW_UP, TASK, chat_run, write_run
 
 
 def transcript(turns: tuple[int, ...], empty_result_at: int = -1) -> ImportedTranscript:
@@ -65,7 +68,7 @@ async def test_masking_starts_once_a_whole_batch_is_older_than_keep_last() -> No
     none, mask, hybrid = (result.results[s] for s in ("none", "mask", "hybrid"))
     # keep 10 + batch 10: the first 20 calls send exactly what `none` sends.
     assert tokens(mask)[:20] == tokens(none)[:20]
-    assert mask.calls[20].events == ("masked",)
+    assert mask.calls[20].labels == ("masked",)
     assert mask.calls[20].tokens < none.calls[20].tokens
     # 30 calls at the end: the oldest 20 results are placeholders.
     assert mask.masked_results == 20
@@ -91,7 +94,7 @@ async def test_summarize_replaces_old_pairs_by_notes_in_a_later_turn() -> None:
     none, summarize = result.results["none"], result.results["summarize"]
     assert summarize.pair_summaries == 10  # one batch: 30 old calls > cutoff 15 + batch 10
     assert summarize.side_calls == 10 and summarize.side_input_tokens > 0
-    applied = [c for c in summarize.calls if "pair_summaries" in c.events]
+    applied = [c for c in summarize.calls if "summarized" in c.labels]
     assert len(applied) == 1 and applied[0].call > 31  # in the second turn
     assert applied[0].tokens < none.calls[applied[0].call - 1].tokens
     assert summarize.all_valid
@@ -105,8 +108,9 @@ async def test_a_small_window_compacts_and_every_view_stays_valid() -> None:
         assert max(tokens(strategy)) <= 6_000
     # mask compacts only when a request would not fit.
     assert mask.compactions >= 1 and mask.compactions == mask.overflow_compactions
-    first = next(c for c in mask.calls if "overflow_compaction" in c.events)
-    assert first.events[0] == "overflow" and not first.overflow and first.tokens <= 6_000
+    first = next(c for c in mask.calls if "overflow compaction" in c.labels)
+    assert isinstance(first.events[0], Notice) and "did not fit" in first.events[0].text
+    assert not first.overflow and first.tokens <= 6_000
     for strategy in (summarize, mask, hybrid):
         assert strategy.overflows == 0
         assert strategy.all_valid, [c.issues for c in strategy.calls if c.issues]
@@ -119,7 +123,7 @@ async def test_none_records_every_request_over_the_window_as_an_overflow() -> No
     over = [c for c in none.calls if c.tokens > 6_000]
     assert over and len(over) < len(none.calls)
     assert none.overflows == len(over)
-    assert all(c.overflow and c.events == ("overflow",) for c in over)
+    assert all(c.overflow and c.labels == ("overflow",) for c in over)
     assert none.compactions == 0 and none.all_valid
 
 

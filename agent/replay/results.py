@@ -1,7 +1,8 @@
-"""What a replay reports: per model call, per strategy, per transcript (`context_mgmt.replay`).
+"""What a replay reports: per model call, per strategy, per transcript (`agent.replay.run`).
 
 Frozen values with `to_dict()` for `--json` and the benchmark; the totals are derived from
-the calls, so they cannot disagree with them.
+the calls, so they cannot disagree with them. What happened before a call is the reply
+loop's own events (`agent.events`), as the loop yielded them.
 """
 
 from __future__ import annotations
@@ -11,20 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from agent.events import CompactionFinished, ContextTrimmed, ErrorEvent, Event
+from context_mgmt.context_size import DEFAULT_COMPACTION_THRESHOLD
 from context_mgmt.masking import MASK_KEEP_LAST
-from context_mgmt.threshold import DEFAULT_COMPACTION_THRESHOLD
 from context_mgmt.tool_pairs import compute_tool_call_cutoff
 
 ReplayStrategy = Literal["none", "summarize", "mask", "hybrid"]
 REPLAY_STRATEGIES: tuple[ReplayStrategy, ...] = get_args(ReplayStrategy)
 DEFAULT_REPLAY_CONTEXT_LIMIT = 128_000
 
-CallEvent = Literal[
-    "masked", "pair_summaries", "compaction", "overflow", "overflow_compaction", "failed"
-]
-"""What the policy did before a call: flagged results masked, applied pair summaries,
-compacted at the threshold, found the request over the window, compacted because of it, or
-failed to compact."""
 SystemPromptSource = Literal["transcript", "stand-in", "option"]
 
 
@@ -74,10 +70,11 @@ class ReplayCall:
     """Messages in the view."""
     masked_tokens: int
     """Tokens masking saved in this request (placeholders and cut arguments)."""
-    events: tuple[CallEvent, ...] = ()
-    """What the policy did right before this call."""
+    events: tuple[Event, ...] = ()
+    """The loop's context events right before this call (trimming, compaction, notices)."""
     overflow: bool = False
-    """The request was over the window when it was sent (a provider would reject it)."""
+    """The request was over the window when it was sent (only `none` sends such a request:
+    a provider would reject it)."""
     issues: tuple[str, ...] = ()
     """What `fix_conversation` had to repair in the view: empty when the view was valid."""
 
@@ -85,17 +82,36 @@ class ReplayCall:
     def valid(self) -> bool:
         return not self.issues
 
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Short names of what happened before the call, for tables."""
+        return tuple(label for e in self.events if (label := event_label(e)) is not None) + (
+            ("overflow",) if self.overflow else ()
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "call": self.call,
             "tokens": self.tokens,
             "messages": self.messages,
             "masked_tokens": self.masked_tokens,
-            "events": list(self.events),
+            "labels": list(self.labels),
+            "events": [e.to_json() for e in self.events],
             "overflow": self.overflow,
             "valid": self.valid,
             "issues": list(self.issues),
         }
+
+
+def event_label(event: Event) -> str | None:
+    """`masked`, `summarized`, `compaction`, `overflow compaction` or `failed`."""
+    if isinstance(event, ContextTrimmed):
+        return "masked" if event.strategy == "mask" else "summarized"
+    if isinstance(event, CompactionFinished):
+        return "compaction" if event.trigger != "overflow" else "overflow compaction"
+    if isinstance(event, ErrorEvent):
+        return "failed"
+    return None
 
 
 @dataclass(frozen=True)

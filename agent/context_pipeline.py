@@ -1,0 +1,357 @@
+"""`ContextPipeline`: every context decision of one session, in one object.
+
+The reply loop asks it at three named points and decides nothing about the context itself:
+
+- `before_call(session, protect_last_n)`: trim old tool output (masking, tool-pair
+  summaries), then compact when the context is over the auto-compact threshold;
+- `overflowed(session, error)`: the provider rejected the request as too long: compact and
+  let the loop retry, or give up after `MAX_OVERFLOW_COMPACTIONS` in a row;
+- `after_call(session, sent, reply, usage)`: store the reply with its usage and take the
+  provider's count as the new size of the context.
+
+`compact` is the compaction itself (also `/compact`), `explain` says why it is or is not
+compacting (`/context`). `context_strategy` decides what runs (read once, in `_use`, together
+with the provider's `manages_own_context`):
+
+| strategy | masking | pair summaries | compaction at threshold | on overflow |
+|---|---|---|---|---|
+| `summarize` (goose-like) | – | yes | yes | yes |
+| `mask` | yes | – | – | yes |
+| `hybrid` (default) | yes | – | yes | yes |
+
+A provider that manages its own context is never summarized or compacted; masking still
+applies, since it only changes what is sent. The pipeline lives on its session
+(`AgentSession.pipeline`), so nothing it remembers (the masking batch step, a summary batch
+still running, the size of the context) can reach another session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent.events import (
+    CompactionFinished,
+    CompactionStarted,
+    CompactionTrigger,
+    ContextTrimmed,
+    Event,
+    MessageAdded,
+    Notice,
+)
+from context_mgmt.compact import compact_messages
+from context_mgmt.context_size import (
+    ContextSize,
+    TokenSource,
+    auto_compact_enabled,
+    needs_compaction,
+    usage_percent,
+)
+from context_mgmt.errors import CompactionFailed
+from context_mgmt.masking import MASK_BATCH_SIZE, MaskingPresenter, messages_to_mask
+from context_mgmt.pair_summarizer import ToolPairSummarizer
+from context_mgmt.tokens import TokenCounter
+from conversation import Message, MessageMetadata
+from providers import ContextLengthExceeded, Provider, ToolSpec, Usage
+from sessions.records import UsageKind, UsageRecord
+
+if TYPE_CHECKING:
+    from agent.config import Settings
+    from agent.session import AgentSession
+
+MAX_OVERFLOW_COMPACTIONS = 2
+"""Overflow-driven compactions in a row (without a successful call between them) before the
+turn gives up instead of summarizing a summary again."""
+
+OVERFLOW_NOTICE = "The request did not fit the model's context window; compacting."
+OVERFLOW_LOOP_MESSAGE = (
+    "The model's context window was exceeded again after {count} compactions in a row: what "
+    "remains (system prompt, tool definitions, the summary and the latest messages) does not "
+    "fit. Use a model with a larger context window, enable fewer extensions, or start a new "
+    "session."
+)
+STILL_OVER_NOTICE = (
+    "Context is still at ~{tokens} tokens ({percent}% of {limit}) after compaction, over the "
+    "auto-compact threshold of {threshold}%; not compacting again until it drops below. If "
+    "the next request does not fit, gosling will compact once more before giving up."
+)
+
+
+@dataclass(frozen=True)
+class ContextCheck:
+    """The answer to "compact before the next call?", with the figure it was based on."""
+
+    compact: bool
+    tokens: int
+    source: TokenSource
+    reason: str
+    automatic: bool
+    """Compaction runs by itself at the threshold (for this strategy, provider and setting)."""
+
+
+class ContextPipeline:
+    """One session's context decisions (see the module docstring)."""
+
+    def __init__(self, provider: Provider, settings: Settings, counter: TokenCounter) -> None:
+        self.settings = settings
+        self.counter = counter
+        self.present = MaskingPresenter()
+        """How the model sees a stored message (masked ones as placeholders); the session's
+        view shows every message through it."""
+        self.size = ContextSize(counter)
+        self.overflow_compactions = 0
+        """Overflow-driven compactions since the last successful model call."""
+        self._standing_down = False
+        self._mask_step = -1
+        self._scheduled_at: tuple[int, int] = (-1, -1)
+        self.pairs: ToolPairSummarizer | None = None
+        self._use(provider)
+
+    def _use(self, provider: Provider) -> None:
+        self.provider = provider
+        strategy = self.settings.context_strategy
+        self.provider_manages_context = provider.manages_own_context
+        gosling_compacts = not self.provider_manages_context
+        self.masks_tool_results = strategy in ("mask", "hybrid")
+        self.compacts_at_threshold = strategy in ("summarize", "hybrid") and gosling_compacts
+        self.compacts_on_overflow = gosling_compacts
+        summarizes = (
+            strategy == "summarize" and self.settings.tool_pair_summarization and gosling_compacts
+        )
+        self.pairs = (
+            ToolPairSummarizer(
+                provider,
+                cutoff=self.settings.tool_call_cutoff,
+                threshold=self.settings.auto_compact_threshold,
+                counter=self.counter,
+            )
+            if summarizes
+            else None
+        )
+
+    # -- the session's life ---------------------------------------------------------------------
+
+    def resumed(self, session: AgentSession, stored_tokens: int) -> None:
+        """A stored session is continued: its last recorded context size is the best figure
+        until the next call (a local estimate only when it recorded none)."""
+        if stored_tokens > 0:
+            session.view.sync(session.messages)
+            self.size.set(stored_tokens, "stored", session.view.messages())
+
+    def set_overhead(self, system_prompt: str, tool_specs: Sequence[ToolSpec]) -> None:
+        """The system prompt and tool schemas every request carries, for local estimates."""
+        system = self.counter.count_text(system_prompt) + 4
+        self.size.overhead_tokens = system + self.counter.count_tools(tool_specs) + 3
+
+    async def switch_provider(self, provider: Provider) -> None:
+        """`/model`: a summary batch for the old model is dropped; the rest carries over."""
+        await self.close()
+        self._use(provider)
+
+    def cleared(self) -> None:
+        """`/clear`: the model starts afresh, so the figures do too."""
+        self.size.forget()
+        self._standing_down = False
+        self.overflow_compactions = 0
+
+    async def settle(self, *, cancelled: bool) -> None:
+        """End of a turn: a cancelled turn drops its pending summaries; otherwise they keep
+        running and apply before a later model call."""
+        if cancelled:
+            await self.close()
+
+    async def close(self) -> None:
+        """Cancel background summaries; their results are dropped."""
+        if self.pairs is not None:
+            await self.pairs.cancel()
+
+    # -- before a model call ------------------------------------------------------------------
+
+    async def before_call(self, session: AgentSession, protect_last_n: int) -> AsyncIterator[Event]:
+        """Trim old tool output, then compact if the context is over the threshold.
+        `protect_last_n`: the current turn's tool calls, which are never summarized."""
+        for event in self._trim(session, protect_last_n):
+            yield event
+        check = self.check(session.view.request_messages(session.messages))
+        if check.compact:
+            yield Notice(f"Compacting the conversation: {check.reason}.")
+            async for event in self.compact(session, trigger="threshold"):
+                yield event
+
+    def _trim(self, session: AgentSession, protect_last_n: int) -> list[Event]:
+        messages = session.messages
+        visible_calls = session.visible_tool_calls
+        flips: dict[str, MessageMetadata] = {}
+        masked: list[str] = []
+        if self.masks_tool_results:
+            keep_last = self.settings.mask_keep_last
+            # The masked set moves once per batch of calls, so the scan runs only then.
+            step = max(visible_calls - keep_last, 0) // MASK_BATCH_SIZE
+            if step != self._mask_step:
+                self._mask_step = step
+                ids = set(messages_to_mask(messages, keep_last=keep_last))
+                for message in messages:
+                    if message.id in ids:
+                        flips[message.id] = message.metadata.with_masked()
+                        masked += [r.id for r in message.tool_requests]
+                        masked += [r.id for r in message.tool_responses]
+        appended: tuple[Message, ...] = ()
+        summarized: list[str] = []
+        usage: list[UsageRecord] = []
+        if self.pairs is not None:
+            current: Sequence[Message] = messages
+            if self.pairs.ready:
+                if flips:
+                    current = [
+                        m.with_metadata(flips[m.id]) if m.id in flips else m for m in current
+                    ]
+                applied = self.pairs.apply_ready(current)
+                if applied.changed:
+                    hidden = set(applied.flipped_ids)
+                    flips.update({m.id: m.metadata for m in applied.messages if m.id in hidden})
+                    appended = applied.appended
+                    summarized = applied.ids("applied")
+                    current = applied.messages
+                    visible_calls = sum(
+                        len(m.tool_requests) for m in current if m.metadata.agent_visible
+                    )
+            model = self.provider.model_config.model
+            usage = [UsageRecord(u, model, UsageKind.SUMMARY) for u in self.pairs.take_usage()]
+            # Selection scans the history: redo it only when the calls or the protected tail
+            # changed (a new turn starts with nothing protected).
+            key = (visible_calls, protect_last_n)
+            if key != self._scheduled_at:
+                self._scheduled_at = key
+                self.pairs.maybe_schedule(current, protect_last_n)
+        if flips or appended or usage:
+            session.commit(metadata=flips, append=appended, usage=usage)
+        events: list[Event] = []
+        if masked:
+            events.append(ContextTrimmed("mask", list(dict.fromkeys(masked))))
+        if summarized:
+            events.append(ContextTrimmed("summarize", summarized))
+        return events
+
+    def check(self, view: Sequence[Message]) -> ContextCheck:
+        """Should the context be compacted before the next call, and why (or why not)?"""
+        tokens, source = self.size.measure(view)
+        threshold = self.settings.auto_compact_threshold
+        limit = self.provider.model_config.context_limit
+        if self.provider.manages_own_context:
+            return ContextCheck(
+                False, tokens, source, "the provider manages its own context", False
+            )
+        if not self.compacts_at_threshold:
+            reason = f"context_strategy {self.settings.context_strategy!r} compacts only when a "
+            return ContextCheck(False, tokens, source, reason + "request overflows", False)
+        if not auto_compact_enabled(threshold) or limit <= 0:
+            return ContextCheck(False, tokens, source, "auto_compact_threshold is off", False)
+        percent = usage_percent(tokens, limit)
+        if not needs_compaction(tokens, limit, threshold):
+            self._standing_down = False
+            return ContextCheck(False, tokens, source, f"context at {percent}% of the window", True)
+        if self._standing_down:
+            reason = (
+                "still over the threshold right after a compaction; leaving it to the overflow path"
+            )
+            return ContextCheck(False, tokens, source, reason, True)
+        reason = (
+            f"context at {percent}%, over the auto-compact threshold of {int(threshold * 100)}%"
+        )
+        return ContextCheck(True, tokens, source, reason, True)
+
+    def explain(self, view: Sequence[Message]) -> ContextCheck:
+        """`check` for `/context`, without changing what the next check decides."""
+        standing_down = self._standing_down
+        try:
+            return self.check(view)
+        finally:
+            self._standing_down = standing_down
+
+    # -- the call and after it ------------------------------------------------------------------
+
+    async def overflowed(
+        self, session: AgentSession, error: ContextLengthExceeded
+    ) -> AsyncIterator[Event]:
+        """The provider rejected the request as too long: compact so the loop can retry it.
+        Re-raises `error` when gosling does not compact for this provider, and raises
+        `CompactionFailed` (reason "overflow_loop") once the streak limit is reached."""
+        if not self.compacts_on_overflow:
+            raise error
+        if self.overflow_compactions >= MAX_OVERFLOW_COMPACTIONS:
+            message = OVERFLOW_LOOP_MESSAGE.format(count=self.overflow_compactions)
+            raise CompactionFailed(message, reason="overflow_loop") from error
+        self.overflow_compactions += 1
+        yield Notice(OVERFLOW_NOTICE)
+        async for event in self.compact(session, trigger="overflow"):
+            yield event
+
+    def after_call(
+        self, session: AgentSession, sent: Sequence[Message], reply: Message, usage: Usage
+    ) -> int:
+        """A call succeeded: store `reply` with its usage (one commit) and take the provider's
+        count (input plus output) as the size of `sent` and `reply`. Ends any overflow streak.
+        Returns the context size to report."""
+        self.overflow_compactions = 0
+        reported = None
+        if usage.input_tokens is not None:
+            reported = usage.input_tokens + (usage.output_tokens or 0)
+        record = UsageRecord(usage, self.provider.model_config.model, UsageKind.NORMAL)
+        session.commit(append=[reply], usage=[record], context_tokens=reported)
+        covered = [*sent, reply]
+        if reported is None:
+            return self.size.measure(covered)[0]
+        self.size.set(reported, "reported", covered)
+        return reported
+
+    # -- compaction -----------------------------------------------------------------------------
+
+    async def compact(
+        self,
+        session: AgentSession,
+        *,
+        trigger: CompactionTrigger = "manual",
+        focus: str | None = None,
+    ) -> AsyncIterator[Event]:
+        """Compact the session now (threshold, overflow or `/compact`). The retained estimate
+        becomes the size of the context; if it is still over the threshold, the threshold
+        check stands down until it is back under (one notice says so)."""
+        before = self.size.measure(session.view.request_messages(session.messages))[0]
+        yield CompactionStarted(trigger, before)
+        result = await compact_messages(
+            self.provider,
+            session.messages,
+            manual=trigger == "manual",
+            focus=focus,
+            counter=self.counter,
+        )
+        hidden = set(result.hidden_ids)
+        flips = {m.id: m.metadata for m in result.messages if m.id in hidden}
+        retained = result.retained_tokens + self.size.overhead_tokens
+        model = self.provider.model_config.model
+        usage = UsageRecord(result.usage, model, UsageKind.COMPACTION)
+        session.commit(
+            append=result.appended, metadata=flips, usage=[usage], context_tokens=retained
+        )
+        self.size.set(retained, "retained", result.messages)
+        limit = self.provider.model_config.context_limit
+        threshold = self.settings.auto_compact_threshold
+        self._standing_down = needs_compaction(retained, limit, threshold)
+        for message in result.appended:
+            yield MessageAdded(message)
+        yield CompactionFinished(trigger, before, retained, result.summary.structured is not None)
+        if self._standing_down:
+            yield Notice(
+                STILL_OVER_NOTICE.format(
+                    tokens=retained,
+                    percent=usage_percent(retained, limit),
+                    limit=limit,
+                    threshold=int(threshold * 100),
+                )
+            )
+
+
+def _flipped(message: Message, flips: Mapping[str, MessageMetadata]) -> Message:
+    meta = flips.get(message.id)
+    return message if meta is None else message.with_metadata(meta)
