@@ -53,6 +53,7 @@ from providers import (
 )
 from providers import TextDelta as ModelTextDelta
 from providers import ThinkingDelta as ModelThinkingDelta
+from sessions.errors import SessionStoreError
 from sessions.records import UsageKind, UsageRecord
 from sessions.store import SessionStore
 
@@ -193,7 +194,7 @@ class Agent:
             stop = "cancelled"
             for message in self._answer_interrupted(session, turn, runner):
                 yield MessageAdded(message)
-        except (ProviderError, CompactionFailed) as exc:
+        except (ProviderError, CompactionFailed, SessionStoreError) as exc:
             stop = "context_exceeded" if isinstance(exc, CompactionFailed) else "error"
             error = str(exc)
             yield ErrorEvent(error, kind=type(exc).__name__)
