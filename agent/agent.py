@@ -154,8 +154,6 @@ class Agent:
     async def reply(self, session: AgentSession, text: str) -> AsyncIterator[Event]:
         """Answer `text`; the last event is always `TurnFinished`."""
         user = Message.user(text)
-        session.append(user)
-        yield MessageAdded(user)
         turn = _Turn(started=self.clock())
         runner = ToolRunner(
             self.tools,
@@ -169,6 +167,8 @@ class Agent:
         error: str | None = None
         self._prepare_request()
         try:
+            session.append(user)  # inside: a store that cannot save it ends the turn cleanly
+            yield MessageAdded(user)
             while True:
                 if turn.calls >= self.config.max_turns:
                     stop = "max_turns"
