@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from conversation import ImageContent, TextContent
+from sessions.json_limits import load_json
 from sessions.importers.builder import TranscriptBuilder
 
 COMMENT_PREFIXES = ("//", "#")
@@ -30,7 +31,7 @@ def iter_json_lines(text: str, builder: TranscriptBuilder | None = None) -> Iter
                 builder.skip("comment line")
             continue
         try:
-            yield json.loads(stripped)
+            yield load_json(stripped)
         except ValueError:
             if builder is not None:
                 builder.skip("line is not JSON")
@@ -81,7 +82,7 @@ def decode_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
     if not isinstance(raw, str):
         return {"value": raw}, None
     try:
-        value = json.loads(raw)
+        value = load_json(raw)
     except ValueError:
         return {}, f"arguments are not valid JSON: {raw}"
     return (value if isinstance(value, dict) else {"value": value}), None
@@ -90,7 +91,7 @@ def decode_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
 def literal_or_json(text: str) -> Any:
     """A value logged either as JSON or as a Python repr (some tools `str()` their dicts)."""
     try:
-        return json.loads(text)
+        return load_json(text)
     except ValueError:
         pass
     try:

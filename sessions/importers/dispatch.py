@@ -18,6 +18,7 @@ from sessions.errors import ImportFailed
 from sessions.importers import claude_code, mini_swe_agent, openai_chat, openhands
 from sessions.importers._json import iter_json_lines
 from sessions.importers.gosling_jsonl import looks_like_gosling_jsonl, parse_gosling_jsonl
+from sessions.json_limits import load_json
 from sessions.importers.transcript import FORMATS, ImportedTranscript, TranscriptFormat
 
 _SNIFF_LINES = 50
@@ -65,7 +66,7 @@ def _read(path: Path) -> str:
 def _decode_document(text: str) -> Any:
     """The file as one JSON value, or `_NOT_A_DOCUMENT` (JSON Lines, comments, damage)."""
     try:
-        return json.loads(text)
+        return load_json(text)
     except ValueError:
         return _NOT_A_DOCUMENT
 
