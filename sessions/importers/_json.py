@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import ast
-import json
 import math
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 from conversation import ImageContent, TextContent
-from sessions.json_limits import load_json
 from sessions.importers.builder import TranscriptBuilder
+from sessions.json_limits import load_json
 
 COMMENT_PREFIXES = ("//", "#")
 

@@ -9,7 +9,6 @@ Comment lines and undecodable lines before them do not get in the way.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
@@ -18,8 +17,8 @@ from sessions.errors import ImportFailed
 from sessions.importers import claude_code, mini_swe_agent, openai_chat, openhands
 from sessions.importers._json import iter_json_lines
 from sessions.importers.gosling_jsonl import looks_like_gosling_jsonl, parse_gosling_jsonl
-from sessions.json_limits import load_json
 from sessions.importers.transcript import FORMATS, ImportedTranscript, TranscriptFormat
+from sessions.json_limits import load_json
 
 _SNIFF_LINES = 50
 _NOT_A_DOCUMENT: Final = object()

@@ -202,7 +202,9 @@ def test_a_damaged_messages_table_is_one_clear_error(repo: Path, data_dir: Path)
         store.append_messages(session.id, [Message.user("x" * 2000) for _ in range(50)])
     with sqlite3.connect(db) as conn:
         page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-        (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'messages'").fetchone()
+        (root,) = conn.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'messages'"
+        ).fetchone()
     with db.open("r+b") as raw:  # the table's root page becomes garbage; the schema is fine
         raw.seek((root - 1) * page_size)
         raw.write(b"\xff" * page_size)

@@ -28,7 +28,9 @@ def _gosling_export() -> str:
         Message.user("hello"),
         Message.assistant("looking", ToolRequest(id="c1", name="shell", arguments={"a": [1]})),
     ]
-    return dump_jsonl(SessionSnapshot(id="s1", name="fuzz", working_dir=Path("/w"), messages=messages))
+    return dump_jsonl(
+        SessionSnapshot(id="s1", name="fuzz", working_dir=Path("/w"), messages=messages)
+    )
 
 
 SAMPLES = {
