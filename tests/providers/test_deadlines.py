@@ -105,6 +105,9 @@ async def test_dns_failures_are_retried(
     assert len(sleeps.delays) == 3
 
 
+GOSLING = [sys.executable, "-m", "agent.cli", "run", "--provider", "anthropic", "--model", "m"]
+
+
 def test_gosling_run_ends_a_trickling_call_with_one_error_line(tmp_path: Path) -> None:
     """Through the CLI: `request_timeout` from the environment, no retries left."""
     with FakeLLMServer([Fault.trickle()]) as server:
@@ -115,8 +118,7 @@ def test_gosling_run_ends_a_trickling_call_with_one_error_line(tmp_path: Path) -
             "GOSLING_REQUEST_TIMEOUT": "3",
         }
         result = subprocess.run(
-            [sys.executable, "-m", "agent.cli", "run", "--provider", "anthropic"]
-            + ["--model", "m", "--base-url", server.url, "-t", "hi"],
+            [*GOSLING, "--base-url", server.url, "-t", "hi"],
             cwd=tmp_path,
             env=env,
             capture_output=True,
