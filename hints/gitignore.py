@@ -138,9 +138,7 @@ def exclude_files(root: Path) -> list[Path]:
     for config in configs:
         excludes = _core_excludes_file(config) or excludes
     files = [
-        Path(os.path.expanduser(excludes))
-        if excludes
-        else _xdg_config_home() / "git" / "ignore"
+        Path(os.path.expanduser(excludes)) if excludes else _xdg_config_home() / "git" / "ignore"
     ]
     if common is not None:
         files.append(common / "info" / "exclude")
