@@ -7,7 +7,8 @@ crash; `synchronous="full"` also survives power loss, at about 1 ms more per com
 
 Message content is stored as JSON and metadata in its own column, so a visibility flip
 rewrites only the metadata. Loading builds one JSON array in SQL and validates it in a single
-pydantic call, which keeps a 10,000-message session well under 200 ms.
+pydantic call with the cyclic garbage collector paused, which keeps a 10,000-message session
+under 200 ms (bench/bench_sessions.py).
 """
 
 from __future__ import annotations
