@@ -73,7 +73,9 @@ def _env(home: Path) -> dict[str, str]:
     return env
 
 
-def _start(server: FakeLLMServer, work: Path, home: Path, extra: list[str]) -> subprocess.Popen[str]:
+def _start(
+    server: FakeLLMServer, work: Path, home: Path, extra: list[str]
+) -> subprocess.Popen[str]:
     args = ["run", "--provider", "openai", "--model", "m", "--base-url", server.openai_url]
     return subprocess.Popen(
         [sys.executable, "-m", "agent.cli", *args, "--output-format", "stream-json", *extra],
