@@ -230,3 +230,28 @@ def test_a_full_database_keeps_every_earlier_commit(tmp_path: Path) -> None:
         assert [m.text for m in store.load_messages(session.id)] == ["kept"]
         store.append_messages(session.id, [Message.user("more")])
         assert store.check_integrity() == []
+
+
+def test_a_full_disk_when_taking_the_writer_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resuming on a full disk: the pid cannot be written into the session's lock file."""
+    import errno
+    import types
+
+    import sessions.locking
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    failing_os = types.SimpleNamespace(**{**vars(os), "write": full})
+    db = tmp_path / "sessions.db"
+    with SqliteSessionStore(db) as store:
+        session = store.create(working_dir=tmp_path)
+    with SqliteSessionStore(db) as store:
+        monkeypatch.setattr(sessions.locking, "os", failing_os)
+        with pytest.raises(StoreUnwritable, match=f"disk is full.*--resume {session.id}"):
+            store.open_for_writing(session.id)
+        monkeypatch.undo()
+        store.open_for_writing(session.id)  # space is back: the session resumes
+        store.append_messages(session.id, [Message.user("resumed")])
