@@ -13,6 +13,7 @@ from tests.agent.kill_resume import chat_request_problems, kill_and_resume
 SEEDS = (11,)
 
 
+@pytest.mark.timeout(400)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_every_request_after_a_kill_is_valid(tmp_path: Path, seed: int) -> None:
     print(f"kill schedule seed {seed}")
