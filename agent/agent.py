@@ -54,6 +54,7 @@ from providers import (
 )
 from providers import TextDelta as ModelTextDelta
 from providers import ThinkingDelta as ModelThinkingDelta
+from sessions.errors import SessionStoreError
 from sessions.store import SessionStore
 
 INTERRUPTED_NOTE = "(The user interrupted this turn before I replied.)"
@@ -192,7 +193,7 @@ class Agent:
         error: str | None = None
         prefix = self.request_prefix(session)
         try:
-            session.append(user)
+            session.append(user)  # inside: a store that cannot save it ends the turn cleanly
             yield MessageAdded(user)
             while True:
                 if turn.calls >= self.config.max_turns:
@@ -219,7 +220,7 @@ class Agent:
             stop = "cancelled"
             for message in self._answer_interrupted(session, turn, runner):
                 yield MessageAdded(message)
-        except (ProviderError, CompactionFailed) as exc:
+        except (ProviderError, CompactionFailed, SessionStoreError) as exc:
             stop = "context_exceeded" if isinstance(exc, CompactionFailed) else "error"
             error = str(exc)
             yield ErrorEvent(error, kind=type(exc).__name__)

@@ -141,6 +141,11 @@ class Settings(BaseModel):
     """Model calls allowed in one reply before it stops."""
     max_retries: int = Field(default=3, ge=0)
     """Retries of a failed model call (rate limits, overload, 5xx, dropped connections)."""
+    request_timeout: float = Field(default=600.0, gt=0)
+    """Seconds one model call may take in all, however steadily the server trickles bytes;
+    passing it counts as a failed call and is retried."""
+    first_byte_timeout: float = Field(default=120.0, gt=0)
+    """Seconds to wait for a model call's response to start."""
 
 
 FIELD_NAMES = tuple(Settings.model_fields)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 
 from agent.config import Settings
 from providers import Provider, ProviderError
+from providers.deadlines import CallDeadlines
 from providers.factory import (
     PROVIDERS,
     compat_base_url,
@@ -140,6 +141,7 @@ def choose_provider(
         model_limits=limits,
         retry=retry or RetryPolicy(max_retries=settings.max_retries),
         env=environ,
+        deadlines=CallDeadlines(settings.request_timeout, settings.first_byte_timeout),
     )
 
 

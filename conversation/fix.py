@@ -113,12 +113,18 @@ def fix_empty_tool_results(messages: list[Message]) -> tuple[list[Message], list
 
 
 def fix_tool_calling(messages: list[Message]) -> tuple[list[Message], list[str]]:
-    """Keep only tool requests that are answered and responses that answer a request."""
+    """Keep only tool requests that are answered and responses that answer a request.
+
+    Requests and responses pair by position, not by id alone: a response answers an open
+    request with its id in the nearest assistant message before it. Some servers reuse ids
+    across turns (`call_0` every time), so an id answered in one turn says nothing about a
+    request with the same id in another.
+    """
     issues: list[str] = []
-    pending: set[str] = set()
-    answered: set[str] = set()
+    open_requests: dict[str, list[tuple[int, int]]] = {}
+    answered: set[tuple[int, int]] = set()
     first_pass: list[Message] = []
-    for msg in messages:
+    for index, msg in enumerate(messages):
         kept: list[Content] = []
         for part in msg.content:
             if msg.role == "user":
@@ -129,31 +135,35 @@ def fix_tool_calling(messages: list[Message]) -> tuple[list[Message], list[str]]
                     issues.append("Removed thinking content from user message")
                     continue
                 if isinstance(part, ToolResponse):
-                    if part.id not in pending:
+                    waiting = open_requests.get(part.id)
+                    if not waiting:
                         issues.append(f"Removed orphaned tool response '{part.id}'")
                         continue
-                    pending.discard(part.id)
-                    answered.add(part.id)
+                    answered.add(waiting.pop(0))
             else:
                 if isinstance(part, ToolResponse):
                     issues.append(f"Removed tool response '{part.id}' from assistant message")
                     continue
-                if isinstance(part, ToolRequest):
-                    pending.add(part.id)
             kept.append(part)
         if msg.role == "assistant":
             # Only the user messages before the next assistant message may answer these.
-            pending = {p.id for p in kept if isinstance(p, ToolRequest)}
+            open_requests = {}
+            for position, part in enumerate(kept):
+                if isinstance(part, ToolRequest):
+                    open_requests.setdefault(part.id, []).append((index, position))
         first_pass.append(msg if len(kept) == len(msg.content) else msg.with_content(kept))
 
     out: list[Message] = []
-    for msg in first_pass:
-        if msg.role == "assistant" and any(
-            isinstance(p, ToolRequest) and p.id not in answered for p in msg.content
-        ):
+    for index, msg in enumerate(first_pass):
+        unanswered = {
+            position
+            for position, part in enumerate(msg.content)
+            if isinstance(part, ToolRequest) and (index, position) not in answered
+        }
+        if msg.role == "assistant" and unanswered:
             kept = []
-            for part in msg.content:
-                if isinstance(part, ToolRequest) and part.id not in answered:
+            for position, part in enumerate(msg.content):
+                if position in unanswered and isinstance(part, ToolRequest):
                     issues.append(f"Removed orphaned tool request '{part.id}'")
                     continue
                 kept.append(part)
@@ -268,7 +278,7 @@ def extends_valid_view(previous: Message | None, tail: Sequence[Message]) -> boo
 
 
 def _valid_run(previous: str | None, messages: Sequence[Message]) -> bool:
-    pending: set[str] = set()
+    pending: list[str] = []  # ids of the last assistant message's unanswered requests
     for msg in messages:
         role = msg.effective_role
         if role == previous:
@@ -295,7 +305,7 @@ def _valid_run(previous: str | None, messages: Sequence[Message]) -> bool:
             prev_text = is_text
             if msg.role == "assistant":
                 if isinstance(part, ToolRequest):
-                    pending.add(part.id)
+                    pending.append(part.id)
                 elif isinstance(part, ToolResponse):
                     return False
             elif isinstance(part, ToolRequest | ThinkingContent | RedactedThinkingContent):
@@ -303,7 +313,7 @@ def _valid_run(previous: str | None, messages: Sequence[Message]) -> bool:
             elif isinstance(part, ToolResponse):
                 if seen_other or part.id not in pending or _tool_result_is_empty(part):
                     return False
-                pending.discard(part.id)
+                pending.remove(part.id)
             else:
                 seen_other = True
         if blank:

@@ -153,6 +153,7 @@ class SubdirectoryHintTracker:
             return []
         names = resolve_filenames(self._filenames)
         boundary = find_git_root(wd) or wd
+        ignore = GitignoreRules([boundary], self._gitignore_cache)
         entries: list[tuple[str, str]] = []
         for directory in list(self._pending):
             real = Path(os.path.realpath(directory))
@@ -167,24 +168,27 @@ class SubdirectoryHintTracker:
             else:
                 real = _deepest_existing(real)
             for step in directories_between(wd, real)[1:]:
+                if ignore.is_ignored(step, is_dir=True):
+                    break  # node_modules/evilpkg/AGENTS.md is no hint of this project
                 if restoring:
                     for name in names:
                         if (step / name).is_file():
                             self._reader.mark_seen(step / name)
                     continue
-                entry = self._load_directory(step, names, boundary)
+                entry = self._load_directory(step, names, boundary, ignore)
                 if entry is not None:
                     entries.append(entry)
         return entries
 
     def _load_directory(
-        self, directory: Path, names: tuple[str, ...], boundary: Path
+        self, directory: Path, names: tuple[str, ...], boundary: Path, ignore: GitignoreRules
     ) -> tuple[str, str] | None:
         header = subdirectory_header(directory)
-        ignore = GitignoreRules(directories_between(boundary, directory), self._gitignore_cache)
         scope = ImportScope(boundary, ignore)
         parts: list[str] = []
         for name in names:
+            if ignore.is_ignored(directory / name):
+                continue
             framing = 1 if parts else len(header.encode())
             content = self._reader.read(
                 directory / name, scope, "subdirectory", framing, confine=True

@@ -47,7 +47,8 @@ from providers.sdk_provider import (
 )
 
 if TYPE_CHECKING:
-    from providers.retry import RetryPolicy
+    from providers.deadlines import CallDeadlines
+from providers.retry import RetryPolicy
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 ONE_MILLION_BETA = "context-1m-2025-08-07"
@@ -67,6 +68,7 @@ class AnthropicProvider(SdkProvider):
         thinking: Thinking = None,
         retry: RetryPolicy | None = None,
         timeout: float = 600.0,
+        deadlines: CallDeadlines | None = None,
         name: str = "anthropic",
         auth_hint: str | None = "set ANTHROPIC_API_KEY",
         default_headers: Mapping[str, str] | None = None,
@@ -78,6 +80,7 @@ class AnthropicProvider(SdkProvider):
             name=name,
             retry=retry,
             timeout=timeout,
+            deadlines=deadlines,
             auth_hint=auth_hint,
             default_headers=default_headers,
         )

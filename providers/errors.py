@@ -44,6 +44,12 @@ class ServerError(ProviderError):
     """The service failed (5xx, a dropped connection, a broken stream)."""
 
 
+class TimedOut(ServerError):
+    """The call passed its deadline (nothing arrived in time, or the whole reply took too
+    long, as with a server that trickles keep-alive pings); worth a retry like other server
+    failures."""
+
+
 class RequestFailed(ProviderError):
     """The request itself was refused (4xx misuse); retrying will not help."""
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from providers.base import ModelConfig, Provider
+from providers.deadlines import CallDeadlines
 from providers.errors import MissingApiKey, ProviderConfigError
 from providers.openai_compatible import PROFILES, CompatProfile
 from providers.registry import ModelLimits, lookup_model
@@ -149,6 +150,7 @@ def create_provider(
     retry: RetryPolicy | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     env: Mapping[str, str] | None = None,
+    deadlines: CallDeadlines | None = None,
 ) -> Provider:
     """Build the provider called `name` (see PROVIDER_NAMES) for `model`.
 
@@ -181,7 +183,13 @@ def create_provider(
         url = base_url or _env_value(environ, info.base_url_env) or info.default_base_url
         assert url is not None and key is not None
         return AnthropicProvider(
-            config, api_key=key, base_url=url, thinking=thinking, retry=retry, timeout=timeout
+            config,
+            api_key=key,
+            base_url=url,
+            thinking=thinking,
+            retry=retry,
+            timeout=timeout,
+            deadlines=deadlines,
         )
 
     if canonical in ("openai", "openai-responses"):
@@ -191,7 +199,7 @@ def create_provider(
             from providers.openai_chat import OpenAIChatProvider
 
             return OpenAIChatProvider(
-                config, api_key=key, base_url=url, retry=retry, timeout=timeout
+                config, api_key=key, base_url=url, retry=retry, timeout=timeout, deadlines=deadlines
             )
         from providers.openai_responses import OpenAIResponsesProvider
 
@@ -202,6 +210,7 @@ def create_provider(
             reasoning_effort=reasoning_effort,
             retry=retry,
             timeout=timeout,
+            deadlines=deadlines,
         )
 
     from providers.openai_compatible import OpenAICompatibleProvider
@@ -214,5 +223,11 @@ def create_provider(
             f"{canonical} needs the server's base URL: pass --base-url{where}", provider=canonical
         )
     return OpenAICompatibleProvider(
-        config, profile=profile, base_url=url, api_key=key, retry=retry, timeout=timeout
+        config,
+        profile=profile,
+        base_url=url,
+        api_key=key,
+        retry=retry,
+        timeout=timeout,
+        deadlines=deadlines,
     )

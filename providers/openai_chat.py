@@ -41,7 +41,8 @@ from providers.errors import ServerError
 from providers.sdk_provider import OpenAISdkProvider, parse_tool_arguments
 
 if TYPE_CHECKING:
-    from providers.retry import RetryPolicy
+    from providers.deadlines import CallDeadlines
+from providers.retry import RetryPolicy
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -173,6 +174,7 @@ class OpenAIChatProvider(OpenAISdkProvider):
         quirks: ChatQuirks | None = None,
         retry: RetryPolicy | None = None,
         timeout: float = 600.0,
+        deadlines: CallDeadlines | None = None,
         name: str = "openai",
         auth_hint: str | None = "set OPENAI_API_KEY",
         default_headers: Mapping[str, str] | None = None,
@@ -185,6 +187,7 @@ class OpenAIChatProvider(OpenAISdkProvider):
             name=name,
             retry=retry,
             timeout=timeout,
+            deadlines=deadlines,
             auth_hint=auth_hint,
             default_headers=default_headers,
             extra_overflow_patterns=self.quirks.overflow_patterns,

@@ -15,7 +15,8 @@ from providers.base import ModelConfig
 from providers.openai_chat import ChatQuirks, OpenAIChatProvider
 
 if TYPE_CHECKING:
-    from providers.retry import RetryPolicy
+    from providers.deadlines import CallDeadlines
+from providers.retry import RetryPolicy
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ class OpenAICompatibleProvider(OpenAIChatProvider):
         api_key: str | None = None,
         retry: RetryPolicy | None = None,
         timeout: float = 600.0,
+        deadlines: CallDeadlines | None = None,
     ) -> None:
         hint = f"set {profile.api_key_env}" if profile.api_key_env else None
         super().__init__(
@@ -119,6 +121,7 @@ class OpenAICompatibleProvider(OpenAIChatProvider):
             quirks=profile.quirks,
             retry=retry,
             timeout=timeout,
+            deadlines=deadlines,
             name=profile.name,
             auth_hint=hint,
             default_headers=profile.extra_headers,

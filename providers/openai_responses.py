@@ -43,7 +43,8 @@ from providers.sdk_provider import (
 )
 
 if TYPE_CHECKING:
-    from providers.retry import RetryPolicy
+    from providers.deadlines import CallDeadlines
+from providers.retry import RetryPolicy
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -61,6 +62,7 @@ class OpenAIResponsesProvider(OpenAISdkProvider):
         include_encrypted_reasoning: bool = True,
         retry: RetryPolicy | None = None,
         timeout: float = 600.0,
+        deadlines: CallDeadlines | None = None,
         name: str = "openai-responses",
         auth_hint: str | None = "set OPENAI_API_KEY",
         default_headers: Mapping[str, str] | None = None,
@@ -72,6 +74,7 @@ class OpenAIResponsesProvider(OpenAISdkProvider):
             name=name,
             retry=retry,
             timeout=timeout,
+            deadlines=deadlines,
             auth_hint=auth_hint,
             default_headers=default_headers,
         )

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from conversation import Message
 from providers.base import Completed, ModelConfig, Provider, StreamEvent, ToolSpec, Usage
+from providers.deadlines import CallDeadlines, Deadline
 from providers.error_mapping import translate_exception
 from providers.errors import ProviderConfigError
 from providers.retry import RetryPolicy, call_with_retries, stream_with_retries
@@ -103,8 +104,10 @@ class SdkProvider(Provider):
         default_headers: Mapping[str, str] | None = None,
         auth_hint: str | None = None,
         extra_overflow_patterns: Iterable[str] = (),
+        deadlines: CallDeadlines | None = None,
     ) -> None:
         super().__init__(model_config)
+        self.deadlines = deadlines or CallDeadlines()
         self.name = name
         self.api_key = api_key
         self.base_url = base_url
@@ -157,10 +160,12 @@ class SdkProvider(Provider):
     ) -> AsyncGenerator[StreamEvent, None]:
         """One streamed request, ending with `Completed`."""
         params = self._stream_params(self.request_params(system, messages, tools, model))
-        stream = await self._endpoint().create(**params, stream=True, timeout=self.httpx_timeout())
+        request = self._endpoint().create(**params, stream=True, timeout=self.httpx_timeout())
+        deadline = Deadline(self.deadlines, provider=self.name)
+        stream = await deadline.first_byte(request)
         assembler = self._assembler()
         async with stream:
-            async for raw in stream:
+            async for raw in deadline.iterate(aiter(stream)):
                 for event in assembler.feed(as_dict(raw)):
                     yield event
         for event in assembler.finish():
@@ -171,7 +176,8 @@ class SdkProvider(Provider):
     ) -> Completed:
         """One non-streamed request."""
         params = self.request_params(system, messages, tools, model)
-        reply = await self._endpoint().create(**params, timeout=self.httpx_timeout())
+        request = self._endpoint().create(**params, timeout=self.httpx_timeout())
+        reply = await Deadline(self.deadlines, provider=self.name).whole(request)
         return self._completed(as_dict(reply))
 
     def model_for(self, fast: bool) -> str:

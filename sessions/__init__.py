@@ -14,6 +14,7 @@ from sessions.errors import (
     SessionNotFound,
     SessionStoreError,
     StoreUnusable,
+    StoreUnwritable,
 )
 from sessions.importing import (
     ExportFormat,
@@ -56,6 +57,7 @@ __all__ = [
     "SessionStoreError",
     "SqliteSessionStore",
     "StoreUnusable",
+    "StoreUnwritable",
     "TokenTotals",
     "UsageKind",
     "UsageRecord",

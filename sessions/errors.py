@@ -38,6 +38,26 @@ class SchemaTooNew(StoreUnusable):
         )
 
 
+class StoreUnwritable(SessionStoreError):
+    """The database cannot be written right now (a full disk, a read-only directory).
+
+    Every commit that returned before is intact: a commit is one transaction, so the one that
+    failed left nothing behind, and the session can be resumed once space or permission is back.
+    """
+
+    def __init__(
+        self, path: Path, problem: str, remedy: str, session_id: str | None = None
+    ) -> None:
+        self.path = path
+        self.problem = problem
+        self.session_id = session_id
+        then = f"`gosling run --resume {session_id}`" if session_id else "try again"
+        super().__init__(
+            f"cannot write the sessions database {path}: {problem}. {remedy}, then {then}; "
+            "everything saved before is intact."
+        )
+
+
 class SessionNotFound(SessionStoreError, LookupError):
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id

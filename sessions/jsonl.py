@@ -8,15 +8,15 @@ newer `version` is refused.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from conversation import Message
 from providers import Usage
 from sessions.errors import ImportFailed
+from sessions.json_limits import load_json
 from sessions.records import SessionSnapshot, TokenTotals, UsageKind, UsageRecord
 
 FORMAT = "gosling-session"
@@ -88,7 +88,7 @@ def looks_like_jsonl(head: str) -> bool:
     """True when the first line is a gosling session header."""
     first = head.lstrip().split("\n", 1)[0]
     try:
-        value = json.loads(first)
+        value = load_json(first)
     except ValueError:
         return False
     return isinstance(value, dict) and value.get("format") == FORMAT
@@ -99,8 +99,8 @@ def parse_jsonl(text: str, source: str) -> SessionSnapshot:
     if not lines:
         raise ImportFailed(f"{source} is empty")
     try:
-        header = SessionLine.model_validate_json(lines[0])
-    except ValidationError as exc:
+        header = SessionLine.model_validate(load_json(lines[0]))
+    except ValueError as exc:
         raise ImportFailed(f"{source}, line 1 is not a gosling session header: {exc}") from exc
     if header.version > VERSION:
         raise ImportFailed(
@@ -109,17 +109,26 @@ def parse_jsonl(text: str, source: str) -> SessionSnapshot:
         )
     messages: list[Message] = []
     usage: list[UsageRecord] = []
+    ids: set[str] = set()
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
         try:
-            kind = json.loads(line).get("type")
+            value = load_json(line)
+            kind = value.get("type") if isinstance(value, dict) else None
+            if not isinstance(kind, str):
+                raise ValueError("expected an object with a string `type`")
             if kind not in _KNOWN_TYPES:
                 continue
-            entry = _BODY.validate_json(line)
-        except (ValueError, AttributeError) as exc:
+            entry = _BODY.validate_python(value)
+        except ValueError as exc:
             raise ImportFailed(f"{source}, line {number} is not a valid entry: {exc}") from exc
         if isinstance(entry, MessageLine):
+            if entry.message.id in ids:
+                raise ImportFailed(
+                    f"{source}, line {number} repeats message id {entry.message.id!r}"
+                )
+            ids.add(entry.message.id)
             messages.append(entry.message)
         else:
             usage.append(

@@ -63,9 +63,13 @@ class SessionLocks:
         if not _try_lock(fd):
             os.close(fd)
             raise SessionBusy(session_id, _read_pid(path))
-        os.ftruncate(fd, 0)
-        os.lseek(fd, 0, os.SEEK_SET)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError:  # a full disk: give the lock back, or a retry here finds it taken
+            os.close(fd)
+            raise
         self._held[session_id] = fd
 
     def release(self, session_id: str, *, remove: bool = False) -> None:

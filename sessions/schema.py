@@ -85,6 +85,29 @@ MIGRATIONS: tuple[Migration, ...] = (
 LATEST_VERSION = MIGRATIONS[-1].version
 
 
+def read_only_uri(path: Path) -> str:
+    """A URI that opens the file without writing anything, side files included.
+
+    Without a -wal file there is nothing but the main file to read: `immutable` then reads it
+    without creating -wal/-shm side files. With one, read-only mode must consult it.
+    """
+    wal = path.with_name(path.name + "-wal")
+    return path.resolve().as_uri() + ("?mode=ro" if wal.exists() else "?immutable=1")
+
+
+def schema_is_current(path: Path) -> bool:
+    """Whether the (probed) file already has the latest schema, so it can be read as it is."""
+    conn = sqlite3.connect(read_only_uri(path), uri=True, isolation_level=None)
+    try:
+        return bool(
+            conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_version'").fetchone()
+        ) and conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == (
+            LATEST_VERSION
+        )
+    finally:
+        conn.close()
+
+
 def probe(path: Path) -> None:
     """Refuse, without writing, a file that is not a gosling sessions database we can use."""
     try:
@@ -102,12 +125,8 @@ def probe(path: Path) -> None:
         ) from exc
     if magic != _SQLITE_MAGIC:
         raise CorruptStore(path, "it is not an SQLite database", _MOVE_ASIDE)
-    # Without a -wal file there is nothing but the main file to read: `immutable` then reads
-    # it without creating -wal/-shm side files. With one, read-only mode must consult it.
-    wal = path.with_name(path.name + "-wal")
-    uri = path.resolve().as_uri() + ("?mode=ro" if wal.exists() else "?immutable=1")
     try:
-        conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+        conn = sqlite3.connect(read_only_uri(path), uri=True, isolation_level=None)
     except sqlite3.Error as exc:
         raise CorruptStore(path, f"SQLite cannot open it ({exc})", _MOVE_ASIDE) from exc
     try:

@@ -7,11 +7,13 @@ crash; `synchronous="full"` also survives power loss, at about 1 ms more per com
 
 Message content is stored as JSON and metadata in its own column, so a visibility flip
 rewrites only the metadata. Loading builds one JSON array in SQL and validates it in a single
-pydantic call, which keeps a 10,000-message session well under 200 ms.
+pydantic call with the cyclic garbage collector paused, which keeps a 10,000-message session
+under 200 ms (bench/bench_sessions.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -26,11 +28,12 @@ from typing import Any, Literal
 
 from conversation import Message, MessageMetadata
 from sessions import sqlite_rows as rows
+from sessions import write_errors
 from sessions.errors import CorruptStore, MessageConflict, StoreUnusable
 from sessions.locking import SessionLocks
 from sessions.records import Session, SessionChanges, SessionSnapshot, TokenTotals, UsageRecord
 from sessions.redaction import redact_json, redact_text, refuse_secret_keys
-from sessions.schema import migrate, probe
+from sessions.schema import migrate, probe, read_only_uri, schema_is_current
 
 DEFAULT_FILENAME = "sessions.db"
 _VALID_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
@@ -38,6 +41,13 @@ _SALVAGE = (
     "Export the sessions you can still read (`gosling sessions export`), then move the file "
     "aside; gosling starts a new one."
 )
+
+
+def _can_write(path: Path) -> bool:
+    """Whether this process may write the file (or create it) and its side files."""
+    if not os.access(path.parent, os.W_OK):
+        return False
+    return not path.exists() or os.access(path, os.W_OK)
 
 
 def _sum_usage(records: Sequence[UsageRecord]) -> TokenTotals:
@@ -62,8 +72,23 @@ class SqliteSessionStore:
         self.path = Path(path)
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         probe(self.path)
-        if not self.path.exists():
-            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+        self.read_only = not _can_write(self.path)
+        """The file or its directory cannot be written (a read-only mount, permissions): the
+        store still reads, and every write raises `StoreUnwritable`."""
+        if self.read_only:
+            conn = self._connect_read_only()
+        else:
+            conn = self._connect(synchronous, busy_timeout)
+        self._conn = conn
+        self._mutex = threading.RLock()
+        self._locks = SessionLocks(self.path.with_name(self.path.name + ".locks"))
+
+    def _connect(self, synchronous: str, busy_timeout: float) -> sqlite3.Connection:
+        try:
+            if not self.path.exists():
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+        except OSError as exc:
+            raise write_errors.from_os(self.path, exc) from exc
         conn = sqlite3.connect(
             self.path, isolation_level=None, timeout=busy_timeout, check_same_thread=False
         )
@@ -74,6 +99,9 @@ class SqliteSessionStore:
             migrate(conn, self.path)
         except sqlite3.OperationalError as exc:  # permissions, a full disk, a lock held too long
             conn.close()
+            unwritable = write_errors.from_sqlite(self.path, exc)
+            if unwritable is not None:
+                raise unwritable from exc
             raise StoreUnusable(
                 self.path,
                 f"SQLite cannot open it ({exc})",
@@ -85,22 +113,34 @@ class SqliteSessionStore:
         except BaseException:
             conn.close()
             raise
-        self._conn = conn
-        self._mutex = threading.RLock()
-        self._locks = SessionLocks(self.path.with_name(self.path.name + ".locks"))
+        return conn
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """A connection that never writes, not even SQLite's -wal and -shm side files."""
+        if not self.path.exists() or not schema_is_current(self.path):
+            raise write_errors.read_only(self.path)
+        return sqlite3.connect(
+            read_only_uri(self.path), uri=True, isolation_level=None, check_same_thread=False
+        )
 
     @classmethod
     def open_default(cls, data_dir: Path, **options: Any) -> SqliteSessionStore:
         """The store at `<data_dir>/sessions.db`; the directory is made private (0700)."""
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        data_dir.chmod(0o700)
+        if data_dir.stat().st_mode & 0o777 != 0o700:
+            # A read-only directory cannot be made private; the store then only reads.
+            with contextlib.suppress(OSError):
+                data_dir.chmod(0o700)
         return cls(data_dir / DEFAULT_FILENAME, **options)
 
     # -- plumbing -------------------------------------------------------------------------------
 
     @contextmanager
-    def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
-        """One transaction; damage SQLite finds on the way becomes `CorruptStore`."""
+    def _transaction(
+        self, begin: str, session_id: str | None = None
+    ) -> Iterator[sqlite3.Connection]:
+        """One transaction; damage SQLite finds on the way becomes `CorruptStore`, a full disk
+        or a read-only file `StoreUnwritable`."""
         with self._mutex:
             try:
                 self._conn.execute(begin)
@@ -111,14 +151,21 @@ class SqliteSessionStore:
                     if self._conn.in_transaction:
                         self._conn.execute("ROLLBACK")
                     raise
+            except sqlite3.OperationalError as exc:
+                unwritable = write_errors.from_sqlite(self.path, exc, session_id)
+                if unwritable is None:  # busy, ...: not about the disk
+                    raise
+                raise unwritable from exc
             except sqlite3.DatabaseError as exc:
-                if type(exc) is not sqlite3.DatabaseError:  # integrity, busy, ...: not damage
+                if type(exc) is not sqlite3.DatabaseError:  # integrity, ...: not damage
                     raise
                 raise CorruptStore(self.path, f"SQLite reports damage ({exc})", _SALVAGE) from exc
 
-    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+    def _write(self, session_id: str | None = None) -> AbstractContextManager[sqlite3.Connection]:
         """A write transaction that takes the database's write lock up front."""
-        return self._transaction("BEGIN IMMEDIATE")
+        if self.read_only:
+            raise write_errors.read_only(self.path, session_id)
+        return self._transaction("BEGIN IMMEDIATE", session_id)
 
     def _read(self) -> AbstractContextManager[sqlite3.Connection]:
         """A read transaction, so several queries see one consistent state."""
@@ -129,7 +176,12 @@ class SqliteSessionStore:
             if not self._locks.holds(session_id):
                 with self._read() as conn:
                     rows.require_session(conn, session_id)
-                self._locks.acquire(session_id)
+                if self.read_only:
+                    raise write_errors.read_only(self.path, session_id)
+                try:
+                    self._locks.acquire(session_id)
+                except OSError as exc:
+                    raise write_errors.from_os(self.path, exc, session_id) from exc
 
     def _new_id(self, conn: sqlite3.Connection, now: float) -> str:
         day = time.strftime("%Y%m%d", time.localtime(now))
@@ -174,7 +226,7 @@ class SqliteSessionStore:
         return [rows.session_from_row(row) for row in found]
 
     def rename(self, session_id: str, name: str, *, by_user: bool = True) -> Session:
-        with self._write() as conn:
+        with self._write(session_id) as conn:
             conn.execute(
                 "UPDATE sessions SET name = ?, name_set_by_user = ? WHERE id = ?",
                 (redact_text(name), int(by_user), session_id),
@@ -189,7 +241,7 @@ class SqliteSessionStore:
         provider: str | None = None,
         model: str | None = None,
     ) -> Session:
-        with self._write() as conn:
+        with self._write(session_id) as conn:
             conn.execute(
                 "UPDATE sessions SET working_dir = COALESCE(?, working_dir), "
                 "provider = COALESCE(?, provider), model = COALESCE(?, model) WHERE id = ?",
@@ -199,7 +251,7 @@ class SqliteSessionStore:
 
     def delete(self, session_id: str) -> None:
         self._lease(session_id)
-        with self._write() as conn:
+        with self._write(session_id) as conn:
             conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
         self._locks.release(session_id, remove=True)
 
@@ -217,7 +269,7 @@ class SqliteSessionStore:
         if changes.is_empty():
             return
         self._lease(session_id)
-        with self._write() as conn:
+        with self._write(session_id) as conn:
             self._apply(conn, session_id, changes)
 
     def _apply(self, conn: sqlite3.Connection, session_id: str, changes: SessionChanges) -> None:
@@ -292,7 +344,7 @@ class SqliteSessionStore:
         context_tokens: int | None = None,
     ) -> None:
         self._lease(session_id)
-        with self._write() as conn:
+        with self._write(session_id) as conn:
             stored = {
                 row[0]: (row[1], row[2], row[3])
                 for row in conn.execute(
@@ -334,7 +386,7 @@ class SqliteSessionStore:
                 f"booleans, None): {exc}"
             ) from exc
         self._lease(session_id)
-        with self._write() as conn:
+        with self._write(session_id) as conn:
             data = rows.fetch_extension_data(conn, session_id)
             if value is None:
                 data.pop(key, None)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import json
 import math
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -11,6 +10,7 @@ from typing import Any
 
 from conversation import ImageContent, TextContent
 from sessions.importers.builder import TranscriptBuilder
+from sessions.json_limits import load_json
 
 COMMENT_PREFIXES = ("//", "#")
 
@@ -30,7 +30,7 @@ def iter_json_lines(text: str, builder: TranscriptBuilder | None = None) -> Iter
                 builder.skip("comment line")
             continue
         try:
-            yield json.loads(stripped)
+            yield load_json(stripped)
         except ValueError:
             if builder is not None:
                 builder.skip("line is not JSON")
@@ -81,7 +81,7 @@ def decode_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
     if not isinstance(raw, str):
         return {"value": raw}, None
     try:
-        value = json.loads(raw)
+        value = load_json(raw)
     except ValueError:
         return {}, f"arguments are not valid JSON: {raw}"
     return (value if isinstance(value, dict) else {"value": value}), None
@@ -90,7 +90,7 @@ def decode_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
 def literal_or_json(text: str) -> Any:
     """A value logged either as JSON or as a Python repr (some tools `str()` their dicts)."""
     try:
-        return json.loads(text)
+        return load_json(text)
     except ValueError:
         pass
     try:

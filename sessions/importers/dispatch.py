@@ -9,7 +9,6 @@ Comment lines and undecodable lines before them do not get in the way.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
@@ -19,6 +18,7 @@ from sessions.importers import claude_code, mini_swe_agent, openai_chat, openhan
 from sessions.importers._json import iter_json_lines
 from sessions.importers.gosling_jsonl import looks_like_gosling_jsonl, parse_gosling_jsonl
 from sessions.importers.transcript import FORMATS, ImportedTranscript, TranscriptFormat
+from sessions.json_limits import load_json
 
 _SNIFF_LINES = 50
 _NOT_A_DOCUMENT: Final = object()
@@ -65,7 +65,7 @@ def _read(path: Path) -> str:
 def _decode_document(text: str) -> Any:
     """The file as one JSON value, or `_NOT_A_DOCUMENT` (JSON Lines, comments, damage)."""
     try:
-        return json.loads(text)
+        return load_json(text)
     except ValueError:
         return _NOT_A_DOCUMENT
 

@@ -176,7 +176,7 @@ async def test_cancelling_during_a_tool_answers_every_call(tmp_path: Path) -> No
         return out
 
     task = asyncio.create_task(consume())
-    while not isinstance(await seen.get(), ToolCall):
+    while not isinstance(await asyncio.wait_for(seen.get(), timeout=10), ToolCall):
         pass
     await asyncio.sleep(0)
     task.cancel()

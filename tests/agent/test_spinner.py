@@ -29,8 +29,12 @@ async def test_draws_on_a_terminal_and_clears_its_line(monkeypatch: pytest.Monke
     stream = Tty()
     spinner = Spinner(stream, label="working")
     spinner.start()
-    while "working" not in stream.getvalue():  # noqa: ASYNC110 (waits for the first frame)
-        await asyncio.sleep(0)
+
+    async def first_frame() -> None:
+        while "working" not in stream.getvalue():  # noqa: ASYNC110 (polls the fake terminal)
+            await asyncio.sleep(0)
+
+    await asyncio.wait_for(first_frame(), timeout=10)  # a spinner that never draws fails
     spinner.stop()
     assert stream.getvalue().endswith("\r\x1b[2K")
 

@@ -194,3 +194,20 @@ def test_result_answering_an_earlier_turn_is_an_orphan() -> None:
     assert "Removed orphaned tool response 'c'" in issues
     assert "Removed orphaned tool request 'c'" in issues
     assert is_valid_agent_view(fixed)
+
+
+def test_an_id_reused_across_turns_does_not_answer_a_later_call() -> None:
+    """Servers that number calls per reply send `call_0` every turn; a session killed after
+    the second `call_0` was stored but before its result must not send that call unanswered."""
+    msgs = [
+        Message.user("go"),
+        Message.assistant("first", call("call_0")),
+        Message.user(None, result("call_0")),
+        Message.assistant("second", call("call_0")),
+        Message.user("resumed: carry on"),
+    ]
+    fixed, issues = fix_conversation(msgs)
+    assert "Removed orphaned tool request 'call_0'" in issues
+    assert is_valid_agent_view(fixed)
+    assert [len(m.tool_requests) for m in fixed] == [0, 1, 0, 0, 0]
+    assert fixed[2].tool_responses[0].id == "call_0"

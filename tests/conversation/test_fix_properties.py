@@ -63,3 +63,36 @@ def test_views_judged_valid_need_no_repair_from_any_processor(conversation: list
     for processor in PROCESSORS:
         view, issues = processor(view)
         assert issues == []
+
+
+tiny_ids = st.sampled_from(["call_0", "call_1"])
+
+
+@st.composite
+def killed_sessions(draw: st.DrawFn) -> list[Message]:
+    """Sessions as a killed and resumed run leaves them: tool rounds whose ids repeat across
+    turns (servers that number calls per reply), each cut short at a random point."""
+    out: list[Message] = [Message.user("task")]
+    for _ in range(draw(st.integers(1, 5))):
+        calls = draw(st.lists(tiny_ids, min_size=1, max_size=2, unique=True))
+        out.append(Message.assistant("step", *(ToolRequest(id=i, name="shell") for i in calls)))
+        answered = draw(st.lists(st.sampled_from(calls), unique=True))
+        if answered:
+            results = (ToolResponse(id=i, content=(TextContent(text="out"),)) for i in answered)
+            out.append(Message.user(None, *results))
+        if draw(st.booleans()):
+            out.append(Message.user("resumed"))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(killed_sessions())
+def test_reused_ids_never_leave_a_call_unanswered(conversation: list[Message]) -> None:
+    fixed, _ = fix_conversation(conversation)
+    assert is_valid_agent_view(fixed)
+    kept = sum(len(m.tool_requests) for m in fixed)
+    complete = 0  # calls whose result follows in the same round: nothing may drop those
+    for i, message in enumerate(conversation[:-1]):
+        answers = {r.id for r in conversation[i + 1].tool_responses}
+        complete += sum(r.id in answers for r in message.tool_requests)
+    assert kept == complete

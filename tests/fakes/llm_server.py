@@ -51,7 +51,7 @@ from tests.fakes.wire import (
     responses_stream,
 )
 
-_STREAM_FAULTS = frozenset({"drop", "malformed", "stream_error"})
+_STREAM_FAULTS = frozenset({"drop", "malformed", "stream_error", "trickle"})
 
 
 @dataclass(frozen=True)
@@ -219,8 +219,20 @@ class _Handler(BaseHTTPRequestHandler):
             }[api]
             self._send_json(200, renderer(turn, ctx))
 
+    def _trickle(self, interval: float) -> None:
+        """Keep-alive comments until the client gives up or the server stops."""
+        while not self.server.stopping.wait(interval):
+            try:
+                self.wfile.write(b"8\r\n: ping\n\n\r\n")  # one chunk: an SSE comment
+                self.wfile.flush()
+            except OSError:
+                return
+
     def _answer_fault(self, api: Api, fault: Fault) -> None:
-        if fault.kind == "drop":
+        if fault.kind == "trickle":  # not streamed: a JSON body that never starts
+            self._start_stream()
+            self._trickle(fault.interval or 0.05)
+        elif fault.kind == "drop":
             self._drop_connection()
         elif fault.kind == "malformed":
             self._send_json(200, b'{"id": "broken", "content": [')
@@ -246,6 +258,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._write_frame(frame)
         if fault is None:
             self._end_stream()
+        elif fault.kind == "trickle":
+            self._trickle(fault.interval or 0.05)
         elif fault.kind == "drop":
             self._drop_connection()
         elif fault.kind == "malformed":

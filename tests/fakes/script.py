@@ -25,6 +25,7 @@ FaultKind = Literal[
     "drop",
     "malformed",
     "stream_error",
+    "trickle",
 ]
 FAULT_KINDS: tuple[str, ...] = FaultKind.__args__  # type: ignore[attr-defined]
 
@@ -84,6 +85,7 @@ class Fault:
     after_events: int | None = None
     error_type: str | None = None
     message: str | None = None
+    interval: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -137,6 +139,11 @@ class Fault:
         )
 
     @classmethod
+    def trickle(cls, interval: float = 0.05, after_events: int | None = 0) -> Fault:
+        """A 200 whose body never ends: keep-alive pings every `interval` seconds."""
+        return cls("trickle", interval=interval, after_events=after_events)
+
+    @classmethod
     def from_json(cls, data: str | Mapping[str, Any]) -> Fault:
         if isinstance(data, str):
             return cls(cast(FaultKind, data))
@@ -150,6 +157,7 @@ class Fault:
             "after_events",
             "error_type",
             "message",
+            "interval",
         }
         unknown = set(data) - known
         if unknown:

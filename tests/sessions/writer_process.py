@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
 import sys
 from typing import TextIO
 
@@ -29,8 +30,19 @@ def turn(n: int) -> tuple[Message, Message]:
     return request, result
 
 
-def append(db: str, session_id: str, turns: int, out: TextIO = sys.stdout) -> None:
+def append(
+    db: str,
+    session_id: str,
+    turns: int,
+    out: TextIO = sys.stdout,
+    *,
+    kill_at_statement: int | None = None,
+) -> None:
+    """`kill_at_statement`: SIGKILL this process as SQLite starts its n-th statement, so a
+    crash lands at an exact point inside a commit, whatever the timing."""
     with SqliteSessionStore(db) as store:
+        if kill_at_statement is not None:
+            _kill_at(store, kill_at_statement)
         counter = itertools.count() if turns == 0 else range(turns)
         for n in counter:
             request, result = turn(n)
@@ -38,6 +50,16 @@ def append(db: str, session_id: str, turns: int, out: TextIO = sys.stdout) -> No
             store.commit(session_id, SessionChanges(append=(request, result), usage=(usage,)))
             out.write(f"{request.id} {result.id}\n")
             out.flush()
+
+
+def _kill_at(store: SqliteSessionStore, statement: int) -> None:
+    seen = itertools.count(1)
+
+    def trace(sql: str) -> None:
+        if next(seen) == statement:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    store._conn.set_trace_callback(trace)
 
 
 def hold(db: str, session_id: str) -> None:

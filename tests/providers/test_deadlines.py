@@ -1,0 +1,130 @@
+"""A server that never finishes a reply (keep-alive pings forever) cannot hold a call open:
+the call's deadlines end it with a retryable `TimedOut`. DNS failures are retried too."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conversation import Message
+from providers import Completed, Provider, RetryPolicy, create_provider
+from providers.deadlines import CallDeadlines
+from providers.errors import ServerError, TimedOut
+from providers.sdk_provider import SdkProvider
+from tests.fakes.fixtures import SleepRecorder
+from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.script import Fault, Turn
+from tests.providers.conftest import API_PROVIDERS, MODELS, MakeProvider
+
+HELLO = [Message.user("hello")]
+SHORT = CallDeadlines(request=1.0, first_byte=0.8)
+
+
+async def warmed(provider: Provider, deadlines: CallDeadlines = SHORT) -> Provider:
+    """One ordinary call first, under the default deadlines, so that SDK imports and
+    connection setup on a busy machine are not what times out; then the short ones."""
+    await provider.complete("", HELLO)
+    assert isinstance(provider, SdkProvider)
+    provider.deadlines = deadlines
+    return provider
+
+
+@pytest.mark.parametrize("name", API_PROVIDERS)
+async def test_a_trickling_stream_times_out_and_is_retried(
+    name: str, make_provider: MakeProvider, fake_llm: FakeLLMServer, sleeps: SleepRecorder
+) -> None:
+    fake_llm.add(Turn(text="warm-up"), Fault.trickle(after_events=2), Turn(text="Second try."))
+    provider = await warmed(make_provider(name))
+    events = [event async for event in provider.stream("", HELLO)]
+    last = events[-1]
+    assert isinstance(last, Completed) and last.message.text == "Second try."
+    assert len(sleeps.delays) == 1  # one retry, after the timeout
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai"])
+async def test_without_retries_the_timeout_is_the_error(
+    name: str, make_provider: MakeProvider, fake_llm: FakeLLMServer
+) -> None:
+    fake_llm.add(Turn(text="warm-up"), Fault.trickle())
+    provider = await warmed(make_provider(name, retry=RetryPolicy(max_retries=0)))
+    with pytest.raises(TimedOut, match="request_timeout"):
+        async for _ in provider.stream("", HELLO):
+            pass
+
+
+async def test_a_non_streamed_call_that_never_ends_times_out(
+    make_provider: MakeProvider, fake_llm: FakeLLMServer
+) -> None:
+    fake_llm.add(Turn(text="warm-up"), Fault.trickle())
+    provider = await warmed(make_provider("openai", retry=RetryPolicy(max_retries=0)))
+    with pytest.raises(TimedOut):
+        await provider.complete("", HELLO)
+
+
+async def test_a_server_that_never_answers_hits_the_first_byte_timeout(
+    make_provider: MakeProvider, fake_llm: FakeLLMServer
+) -> None:
+    fake_llm.add(Turn(text="warm-up"), Turn(text="too late", delay=30))
+    deadlines = CallDeadlines(request=20, first_byte=1.0)
+    provider = await warmed(make_provider("anthropic", retry=RetryPolicy(max_retries=0)), deadlines)
+    with pytest.raises(TimedOut, match="first_byte_timeout"):
+        async for _ in provider.stream("", HELLO):
+            pass
+
+
+@pytest.mark.parametrize("name", API_PROVIDERS)
+async def test_dns_failures_are_retried(
+    name: str,
+    no_wait_retry: RetryPolicy,
+    fake_llm: FakeLLMServer,
+    sleeps: SleepRecorder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_such_host(*args: Any, **kwargs: Any) -> Any:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_such_host)
+    url = fake_llm.url.replace("127.0.0.1", "localhost")
+    provider = create_provider(
+        name,
+        MODELS[name],
+        base_url=url if name == "anthropic" else f"{url}/v1",
+        api_key="test-key",
+        env={},
+        retry=no_wait_retry,
+    )
+    with pytest.raises(ServerError, match="Name or service not known"):
+        async for _ in provider.stream("", HELLO):
+            pass
+    assert len(sleeps.delays) == 3
+
+
+GOSLING = [sys.executable, "-m", "agent.cli", "run", "--provider", "anthropic", "--model", "m"]
+
+
+def test_gosling_run_ends_a_trickling_call_with_one_error_line(tmp_path: Path) -> None:
+    """Through the CLI: `request_timeout` from the environment, no retries left."""
+    with FakeLLMServer([Fault.trickle()]) as server:
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env |= {
+            "ANTHROPIC_API_KEY": "test-key",
+            "GOSLING_MAX_RETRIES": "0",
+            "GOSLING_REQUEST_TIMEOUT": "3",
+        }
+        result = subprocess.run(
+            [*GOSLING, "--base-url", server.url, "-t", "hi"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "error: anthropic: the reply did not complete within 3 s" in result.stderr
