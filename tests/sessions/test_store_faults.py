@@ -116,7 +116,14 @@ def gosling(
 
 
 def run_args(server: FakeLLMServer, *rest: str) -> list[str]:
-    return ["run", "--provider", "anthropic", "--model", "m", "--base-url", server.url, *rest]
+    # The agent's own shell fills the disk below, so the sandbox (which hides gosling's data
+    # dir from tool processes) is off: these tests are about the store.
+    return [
+        "run",
+        *("--provider", "anthropic", "--model", "m", "--base-url", server.url),
+        *("--sandbox", "off"),
+        *rest,
+    ]
 
 
 def assert_one_clear_error(result: subprocess.CompletedProcess[str], *phrases: str) -> str:
