@@ -8,6 +8,10 @@ overflow (the agent compacts instead). The wait doubles per attempt with jitter,
 A stream is retried only while nothing has reached the caller: once text was shown, a
 retry would show it twice, so the error goes up and the caller decides (the agent loop
 treats it as a failed turn).
+
+Inside `sharing_backoff(backoff)` (a `gosling batch` worker), every attempt first waits out a
+pause shared with the other workers, and every rate limit pauses them all: 429s back off
+across the whole batch, not per worker.
 """
 
 from __future__ import annotations
@@ -17,10 +21,11 @@ import email.utils
 import logging
 import random
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import aclosing
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import aclosing, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from providers.errors import ProviderError, RateLimited, ServerError
 
@@ -100,8 +105,50 @@ def parse_retry_after(
     return max(0.0, when.timestamp() - current)
 
 
-async def _wait_before_retry(policy: RetryPolicy, error: ProviderError, attempt: int) -> None:
+class SharedBackoff(Protocol):
+    """A pause shared by several processes (the workers of one batch)."""
+
+    async def wait(self) -> None:
+        """Return once no pause is in force."""
+        ...
+
+    def pause(self, seconds: float) -> None:
+        """Hold everyone sharing this off for `seconds` from now (a longer pause stands)."""
+        ...
+
+
+_shared_backoff: ContextVar[SharedBackoff | None] = ContextVar("shared_backoff", default=None)
+
+
+@contextmanager
+def sharing_backoff(backoff: SharedBackoff | None) -> Iterator[None]:
+    """Model calls made inside (and in tasks started inside) honour and feed `backoff`."""
+    token = _shared_backoff.set(backoff)
+    try:
+        yield
+    finally:
+        _shared_backoff.reset(token)
+
+
+async def _wait_for_shared_pause() -> None:
+    shared = _shared_backoff.get()
+    if shared is not None:
+        await shared.wait()
+
+
+def _backoff_after(policy: RetryPolicy, error: ProviderError, attempt: int) -> float:
+    """The wait before retry `attempt`; a rate limit also pauses everyone sharing a backoff,
+    whether or not this call is retried."""
     delay = policy.delay_for(error, attempt)
+    shared = _shared_backoff.get()
+    if shared is not None and isinstance(error, RateLimited):
+        shared.pause(delay)
+    return delay
+
+
+async def _wait_before_retry(
+    policy: RetryPolicy, error: ProviderError, attempt: int, delay: float
+) -> None:
     logger.warning(
         "%s; retrying in %.1fs (retry %d of %d)", error, delay, attempt + 1, policy.max_retries
     )
@@ -114,12 +161,14 @@ async def call_with_retries(call: Callable[[], Awaitable[T]], policy: RetryPolic
     """Await `call()`, retrying retryable provider errors under `policy`."""
     attempt = 0
     while True:
+        await _wait_for_shared_pause()
         try:
             return await call()
         except ProviderError as error:
+            delay = _backoff_after(policy, error, attempt)
             if not is_retryable(error) or attempt >= policy.max_retries:
                 raise
-            await _wait_before_retry(policy, error, attempt)
+            await _wait_before_retry(policy, error, attempt, delay)
             attempt += 1
 
 
@@ -130,6 +179,7 @@ async def stream_with_retries(
     attempt = 0
     while True:
         yielded = False
+        await _wait_for_shared_pause()
         try:
             async with aclosing(open_stream()) as events:
                 async for event in events:
@@ -137,7 +187,8 @@ async def stream_with_retries(
                     yield event
             return
         except ProviderError as error:
+            delay = _backoff_after(policy, error, attempt)
             if yielded or not is_retryable(error) or attempt >= policy.max_retries:
                 raise
-            await _wait_before_retry(policy, error, attempt)
+            await _wait_before_retry(policy, error, attempt, delay)
             attempt += 1

@@ -16,6 +16,11 @@ from agent.version import __version__
 
 # name -> ("module", "attribute", "one-line help"). Help text is here so --help imports nothing.
 COMMANDS: dict[str, tuple[str, str, str]] = {
+    "batch": (
+        "batch.cli",
+        "batch_command",
+        "Run many tasks headlessly, on a local pool or on Ray.",
+    ),
     "run": (
         "agent.cli.run_cmd",
         "run_command",

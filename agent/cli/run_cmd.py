@@ -343,3 +343,16 @@ def _exit_code(finished: Any) -> int:
     if finished.permission_denied:
         return EXIT_PERMISSION_DENIED
     return EXIT_OK
+
+
+async def run_json(
+    prompt: str,
+    flags: dict[str, Any],
+    *,
+    name: str = "",
+    extensions: tuple[str, ...] = (),
+    working_dir: Path | None = None,
+) -> int:
+    """`gosling run --output-format json` in-process: the result object on stdout, errors on
+    stderr, the exit code returned. `gosling batch` workers run every task through this."""
+    return await _run(prompt, flags, None, name, False, extensions, "json", True, working_dir)

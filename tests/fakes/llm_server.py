@@ -289,6 +289,7 @@ class FakeLLMServer:
         self, turns: Iterable[ScriptItem] = (), *, host: str = "127.0.0.1", port: int = 0
     ) -> None:
         self._turns: list[Turn] = [as_turn(t) for t in turns]
+        self._conversations: dict[str, list[Turn]] = {}
         self._requests: list[RecordedRequest] = []
         self._lock = threading.Condition()
         self._ids = itertools.count(1)
@@ -355,6 +356,29 @@ class FakeLLMServer:
         with self._lock:
             self._turns.extend(as_turn(i) for i in items)
 
+    def add_conversation(self, marker: str, *items: ScriptItem) -> None:
+        """Replies for every conversation whose first user message contains `marker`, by
+        position: its n-th model call (n assistant messages so far) gets the n-th item. Stateless,
+        so concurrent conversations (a batch) and a conversation started over (a retried task)
+        get the same replies. Anthropic Messages and Chat Completions requests only."""
+        with self._lock:
+            self._conversations[marker] = [as_turn(i) for i in items]
+
+    def _conversation_turn(self, body: Any) -> Turn | None:
+        messages = body.get("messages") if isinstance(body, dict) else None
+        if not self._conversations or not isinstance(messages, list):
+            return None
+        users = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+        if not users:
+            return None
+        first = json.dumps(users[0].get("content"))
+        matches = [marker for marker in self._conversations if marker in first]
+        if not matches:
+            return None
+        turns = self._conversations[max(matches, key=len)]
+        calls = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+        return turns[calls] if calls < len(turns) else None
+
     @property
     def pending(self) -> int:
         with self._lock:
@@ -391,8 +415,11 @@ class FakeLLMServer:
             if self.record_path is not None:
                 with self.record_path.open("a", encoding="utf-8") as out:
                     out.write(json.dumps(asdict(request)) + "\n")
-            if request.api is None or not self._turns:
+            if request.api is None:
                 return None
+            scripted = self._conversation_turn(request.body)
+            if scripted is not None or not self._turns:
+                return scripted
             return self._turns.pop(0)
 
 

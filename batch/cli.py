@@ -1,0 +1,191 @@
+"""`gosling batch TASKS.jsonl -o OUT_DIR`: run every task headlessly, locally or on Ray.
+
+Exit codes: 0 every task succeeded, 1 some task failed (or could not run), 2 usage error
+(bad task lines, bad options), 130 interrupted (finished results are kept; rerun to go on).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from agent.cli.options import MODES
+
+EXIT_USAGE = 2
+
+
+def _limits(specs: tuple[str, ...]) -> dict[str, int]:
+    """`N` (every provider) or `PROVIDER=N`, repeatable."""
+    limits: dict[str, int] = {}
+    for spec in specs:
+        name, _, number = spec.rpartition("=")
+        try:
+            value = int(number)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise click.BadParameter(
+                f"{spec!r}: use N or PROVIDER=N with N >= 1", param_hint="--max-concurrency"
+            )
+        limits[name or "*"] = value
+    return limits
+
+
+def _forwarded_env(names: tuple[str, ...]) -> dict[str, str]:
+    import os
+
+    missing = [n for n in names if n not in os.environ]
+    if missing:
+        raise click.BadParameter(
+            f"not set in this environment: {', '.join(missing)}", param_hint="--ray-env"
+        )
+    return {name: os.environ[name] for name in names}
+
+
+@click.command("batch")
+@click.argument(
+    "tasks_file", metavar="TASKS.jsonl", type=click.Path(dir_okay=False, path_type=Path)
+)
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory for results.jsonl, sessions/, logs/ and the tasks' working dirs (work/).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Tasks run at once (default 4 locally; on Ray, what the CPUs allow).",
+)
+@click.option(
+    "--ray",
+    "ray_address",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[ADDRESS]",
+    help="Run on Ray: alone, a local instance; or join ADDRESS (auto, ray://host:10001).",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=2,
+    show_default=True,
+    help="Retries of a task whose worker or node died.",
+)
+@click.option(
+    "--max-concurrency",
+    "concurrency",
+    multiple=True,
+    metavar="[PROVIDER=]N",
+    help="Most tasks at once per provider. Repeatable.",
+)
+@click.option(
+    "--cpus-per-task",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="CPUs each task declares to Ray.",
+)
+@click.option(
+    "--ray-env",
+    "ray_env",
+    multiple=True,
+    metavar="NAME",
+    help="Forward this environment variable to the Ray workers. Repeatable.",
+)
+@click.option("--provider", help="Default provider of tasks that name none.")
+@click.option("--model", help="Default model.")
+@click.option("--base-url", help="Default base URL of the provider's API.")
+@click.option(
+    "--mode", type=click.Choice(MODES), help="Default permission mode ('ask' becomes a refusal)."
+)
+@click.option(
+    "--max-turns", type=click.IntRange(min=1), help="Default model calls allowed per task."
+)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Default seconds per task.",
+)
+def batch_command(
+    tasks_file: Path,
+    out_dir: Path,
+    workers: int | None,
+    ray_address: str | None,
+    retries: int,
+    concurrency: tuple[str, ...],
+    cpus_per_task: float,
+    ray_env: tuple[str, ...],
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    mode: str | None,
+    max_turns: int | None,
+    timeout_s: float | None,
+) -> None:
+    """Run every task of TASKS.jsonl headlessly; results go to OUT_DIR/results.jsonl."""
+    from batch.progress import progress_for
+    from batch.results import OutputDir
+    from batch.scheduler import Backend, Scheduler
+    from batch.tasks import TaskFileError, load_tasks
+    from batch.worker import RunDefaults
+
+    limits = _limits(concurrency)
+    forward = _forwarded_env(ray_env)
+    try:
+        tasks = load_tasks(tasks_file)
+    except TaskFileError as exc:
+        for problem in exc.problems:
+            click.echo(f"error: {problem}", err=True)
+        click.echo(f"error: no task was run; fix the line(s) above in {tasks_file}", err=True)
+        sys.exit(EXIT_USAGE)
+    out = OutputDir(out_dir)
+    try:
+        out.finished()
+    except (OSError, ValueError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    backend: Backend
+    if ray_address is None:
+        from batch.local_pool import LocalPool
+
+        backend = LocalPool(workers or 4, out.root / "logs")
+    else:
+        from batch.ray_backend import RayBackend, RayUnavailable
+
+        try:
+            backend = RayBackend(
+                ray_address or None,
+                cpus_per_task=cpus_per_task,
+                max_in_flight=workers,
+                forward_env=forward,
+            )
+        except RayUnavailable as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+    defaults = RunDefaults(provider, model, base_url, mode, max_turns, timeout_s)
+    scheduler = Scheduler(
+        tasks,
+        backend,
+        out,
+        progress_for(sys.stderr),
+        defaults=defaults,
+        retries=retries,
+        max_concurrency=limits,
+    )
+
+    def interrupt(signum: int, frame: Any) -> None:
+        scheduler.interrupt()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, interrupt)
+    summary = scheduler.run()
+    sys.exit(summary.exit_code)

@@ -1,0 +1,143 @@
+"""The embedded engine: `--workers N` processes on this machine, each reused for task after
+task (the SDK imports are paid once per process, not once per task).
+
+Workers are forked from a `forkserver` that has already imported the runtime, so starting
+eight costs about one import. Each worker sits in its own process group, so the terminal's
+Ctrl-C reaches only the driver, which decides what to stop. The driver tracks which worker
+runs which task; a worker that dies (killed, out of memory) is reported as `Lost` and
+replaced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from multiprocessing.sharedctypes import Synchronized
+from pathlib import Path
+from typing import Any
+
+from batch.scheduler import Finished, Lost
+from batch.worker import Job
+
+PRELOAD = ["batch.worker", "agent.cli.run_cmd", "agent.runtime", "anthropic", "openai"]
+CLOSE_GRACE_SECONDS = 5.0
+
+
+def _serve(conn: Connection, until: Synchronized[float], log_file: str) -> None:
+    """A worker: run each job it is sent until the driver hangs up."""
+    os.setpgrp()
+    fd = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    from batch.backoff import LocalBackoff
+    from batch.worker import run_task, warm_up
+
+    backoff = LocalBackoff(until)
+    warm_up()
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        outcome = run_task(job, backoff)
+        try:
+            conn.send(outcome)
+        except (BrokenPipeError, OSError):
+            return
+
+
+@dataclass
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    job: Job | None = None
+
+
+class LocalPool:
+    def __init__(self, workers: int, log_dir: Path) -> None:
+        method = (
+            "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        )
+        self._ctx: Any = multiprocessing.get_context(method)
+        if method == "forkserver":
+            self._ctx.set_forkserver_preload(PRELOAD)
+        self._size = workers
+        self._until: Synchronized[float] = self._ctx.Value("d", 0.0)
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self._log_file = str(log_dir / "workers.log")
+        self._workers: list[_Worker] = []
+
+    @property
+    def slots(self) -> int:
+        return self._size
+
+    def _start_worker(self) -> _Worker:
+        ours, theirs = self._ctx.Pipe()
+        process = self._ctx.Process(
+            target=_serve, args=(theirs, self._until, self._log_file), daemon=True
+        )
+        process.start()
+        theirs.close()
+        worker = _Worker(process, ours)
+        self._workers.append(worker)
+        return worker
+
+    def submit(self, job: Job) -> None:
+        idle = next((w for w in self._workers if w.job is None), None)
+        worker = idle or self._start_worker()
+        worker.job = job
+        worker.conn.send(job)
+
+    def poll(self, timeout: float) -> list[Finished | Lost]:
+        busy = [w for w in self._workers if w.job is not None]
+        handles: list[Any] = [w.conn for w in busy] + [w.process.sentinel for w in busy]
+        ready = set(wait(handles, timeout)) if handles else set()
+        events: list[Finished | Lost] = []
+        for worker in busy:
+            if worker.conn not in ready and worker.process.sentinel not in ready:
+                continue
+            job = worker.job
+            assert job is not None
+            try:
+                outcome = worker.conn.recv()
+            except (EOFError, OSError):
+                worker.process.join()
+                events.append(Lost(job, f"worker process died ({_how(worker.process)})"))
+                self._discard(worker)
+                continue
+            worker.job = None
+            events.append(Finished(job, outcome))
+        return events
+
+    def cancel_running(self) -> None:
+        for worker in self._workers:
+            if worker.job is not None and worker.process.pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(worker.process.pid, signal.SIGTERM)
+
+    def _discard(self, worker: _Worker) -> None:
+        worker.conn.close()
+        self._workers.remove(worker)
+
+    def close(self) -> None:
+        for worker in self._workers:
+            worker.conn.close()
+        for worker in self._workers:
+            worker.process.join(CLOSE_GRACE_SECONDS)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+        self._workers.clear()
+
+
+def _how(process: BaseProcess) -> str:
+    code = process.exitcode
+    if code is not None and code < 0:
+        return f"pid {process.pid}, killed by {signal.Signals(-code).name}"
+    return f"pid {process.pid}, exit code {code}"

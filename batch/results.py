@@ -1,0 +1,87 @@
+"""The batch's output directory: `results.jsonl`, `sessions/`, `logs/`, `work/`.
+
+Only the driver writes here, one finished task at a time: first the session file and the
+log (each written whole, then renamed into place), then the task's result line, appended,
+flushed and synced. A line in `results.jsonl` therefore always has its session file, and
+a task is done exactly when its line is there: that is what a rerun skips.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+RESULTS = "results.jsonl"
+
+
+def _write_whole(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class OutputDir:
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self.results_path = self.root / RESULTS
+        self.work_root = self.root / "work"
+
+    def session_path(self, task_id: str) -> Path:
+        return self.root / "sessions" / f"{task_id}.jsonl"
+
+    def log_path(self, task_id: str) -> Path:
+        return self.root / "logs" / f"{task_id}.log"
+
+    def finished(self) -> dict[str, dict[str, Any]]:
+        """The result of every task already done, by id. A last line cut short by a crash
+        is not a result: it is removed, and its task runs again."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        if not self.results_path.exists():
+            return {}
+        raw = self.results_path.read_bytes()
+        complete = raw[: raw.rfind(b"\n") + 1]
+        if len(complete) != len(raw):
+            with self.results_path.open("r+b") as out:
+                out.truncate(len(complete))
+        done: dict[str, dict[str, Any]] = {}
+        for number, line in enumerate(complete.decode("utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                result = json.loads(line)
+            except ValueError as exc:
+                raise ValueError(
+                    f"{self.results_path}:{number}: not a result line ({exc}); move the file "
+                    "away to start the batch over"
+                ) from exc
+            if isinstance(result, dict) and isinstance(result.get("task_id"), str):
+                done[result["task_id"]] = result
+        return done
+
+    def record(
+        self, task_id: str, result: dict[str, Any], session_jsonl: str | None, log: str
+    ) -> dict[str, Any]:
+        """Save a finished task; returns the line as written."""
+        session_file = None
+        if session_jsonl is not None:
+            path = self.session_path(task_id)
+            _write_whole(path, session_jsonl)
+            session_file = str(path)
+        _write_whole(self.log_path(task_id), log)
+        line = {**result, "session_file": session_file}
+        with self.results_path.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(line, default=str) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        return line

@@ -1,0 +1,251 @@
+"""One task, run inside a worker process (a local pool process or a Ray worker).
+
+The run itself is `gosling run --output-format json`, called in-process
+(`agent.cli.run_cmd.run_json`), so a batch task behaves exactly as the same prompt run by
+hand. A worker runs many tasks one after another and pays the imports once (`warm_up`);
+each task gets its own working directory, its own session in the session store and its own
+captured output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import os
+import socket
+import time
+import traceback
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from batch.tasks import TaskSpec
+from batch.workdir import PrepareFailed, PrepareTimedOut, prepare_working_dir
+from providers.retry import SharedBackoff, sharing_backoff
+
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130
+EXIT_TIMEOUT = 124
+"""A task that ran out of its `timeout_s` (as `timeout(1)` reports it)."""
+
+
+@dataclass(frozen=True)
+class RunDefaults:
+    """Batch-wide settings a task line may override."""
+
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    mode: str | None = None
+    max_turns: int | None = None
+    timeout_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a worker is sent: the task, which attempt this is, and where to work."""
+
+    task: TaskSpec
+    work_root: str
+    defaults: RunDefaults = field(default_factory=RunDefaults)
+    attempt: int = 1
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    """What a worker sends back. `result` is the run's JSON object plus the worker's fields;
+    `session_jsonl` the exported session (None when no session was made)."""
+
+    task_id: str
+    exit_code: int
+    result: dict[str, Any]
+    session_jsonl: str | None
+    log: str
+
+    @property
+    def interrupted(self) -> bool:
+        """Cancelled by the batch (a second Ctrl-C): not a finished task."""
+        return self.exit_code == EXIT_INTERRUPTED
+
+
+class _CurrentStderr(logging.Handler):
+    """Warnings go to whatever `sys.stderr` is now: the running task's log."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        import sys
+
+        sys.stderr.write(self.format(record) + "\n")
+
+
+def warm_up() -> None:
+    """Pay once per worker process what every task needs: the SDKs, the runtime, the
+    tokenizer, logging."""
+    import importlib
+
+    from agent.cli.logs import setup_logging
+    from context_mgmt.tokens import TokenCounter
+
+    for module in ("anthropic", "openai", "agent.cli.run_cmd", "agent.runtime"):
+        importlib.import_module(module)
+
+    setup_logging(warnings_to_stderr=False)
+    handler = _CurrentStderr(logging.WARNING)
+    handler.setFormatter(logging.Formatter("warning: %(message)s"))
+    logging.getLogger().addHandler(handler)
+    TokenCounter().count_text("warm")
+
+
+def _flags(task: TaskSpec, defaults: RunDefaults) -> dict[str, Any]:
+    def pick(name: str) -> Any:
+        value = getattr(task, name)
+        return value if value is not None else getattr(defaults, name)
+
+    return {
+        "provider": pick("provider"),
+        "model": pick("model"),
+        "base_url": pick("base_url"),
+        "context_limit": None,
+        "mode": pick("mode"),
+        "max_turns": pick("max_turns"),
+    }
+
+
+def failure_payload(error: str, stop_reason: str = "error") -> dict[str, Any]:
+    from agent.cli.headless import result_payload
+    from agent.events import TurnFinished
+    from providers import Usage
+
+    return result_payload(None, TurnFinished(stop_reason, 0, "", Usage(), error=error))  # type: ignore[arg-type]
+
+
+async def _headless(
+    task: TaskSpec, flags: dict[str, Any], work: Path, deadline: float | None
+) -> tuple[int, bool]:
+    """The run's exit code, and whether the task's timeout cut it short."""
+    from agent.cli.run_cmd import run_json
+
+    me = asyncio.current_task()
+    assert me is not None
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        me.cancel()
+
+    timer = None
+    if deadline is not None:
+        loop = asyncio.get_running_loop()
+        timer = loop.call_later(max(0.0, deadline - time.monotonic()), expire)
+    try:
+        code = await run_json(
+            task.prompt,
+            flags,
+            name=f"batch {task.id}",
+            extensions=task.extensions,
+            working_dir=work,
+        )
+    except asyncio.CancelledError:
+        if not expired:
+            raise
+        code = EXIT_INTERRUPTED
+    finally:
+        if timer is not None:
+            timer.cancel()
+    return code, expired
+
+
+def _last_json_object(text: str) -> dict[str, Any] | None:
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                return value
+    return None
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "the run stopped without a result"
+
+
+def _session_figures(session_id: str) -> tuple[str, dict[str, int], float | None]:
+    """The exported session, its token totals, and its cost (None if a model's price is
+    unknown)."""
+    from providers.pricing import price_for
+    from sessions import export_session
+
+    from agent.runtime import open_store
+
+    # Opened per task and closed before the next run opens its own: two stores open on one
+    # file in one process can drop each other's SQLite locks (see batch/README.md).
+    with open_store() as store:
+        text = export_session(store, session_id, "jsonl")
+        info = store.get(session_id)
+        records = store.usage_records(session_id)
+    totals = info.tokens
+    tokens = {
+        "input": totals.input_tokens,
+        "output": totals.output_tokens,
+        "cache_read": totals.cache_read_tokens,
+        "cache_write": totals.cache_write_tokens,
+        "total": totals.total_tokens,
+        "model_calls": totals.model_calls,
+    }
+    costs = []
+    for record in records:
+        price = price_for(record.model or info.model or "", info.provider)
+        costs.append(None if price is None else price.cost(record.usage))
+    cost = None if None in costs else sum(c for c in costs if c is not None)
+    return text, tokens, cost
+
+
+def run_task(job: Job, backoff: SharedBackoff | None = None) -> TaskOutcome:
+    """Run one task start to finish; every failure of the task itself becomes its result
+    (only the death of the process running it escapes, and the batch retries that)."""
+    task = job.task
+    started = time.monotonic()
+    timeout = task.timeout_s if task.timeout_s is not None else job.defaults.timeout_s
+    deadline = started + timeout if timeout is not None else None
+    work = Path(job.work_root) / task.id
+    log = io.StringIO()
+    session_jsonl: str | None = None
+    tokens: dict[str, int] = {}
+    cost: float | None = 0.0
+    timed_out = False
+    try:
+        prepare_working_dir(task, work, log, deadline)
+        out = io.StringIO()
+        with redirect_stdout(out), redirect_stderr(log), sharing_backoff(backoff):
+            code, timed_out = asyncio.run(
+                _headless(task, _flags(task, job.defaults), work, deadline)
+            )
+        payload = _last_json_object(out.getvalue()) or failure_payload(_last_line(log.getvalue()))
+        if payload.get("session_id"):
+            session_jsonl, tokens, cost = _session_figures(str(payload["session_id"]))
+    except PrepareTimedOut as exc:
+        code, timed_out, payload = EXIT_TIMEOUT, True, failure_payload(str(exc))
+    except PrepareFailed as exc:
+        code, payload = EXIT_ERROR, failure_payload(str(exc))
+    except Exception as exc:
+        log.write(traceback.format_exc())
+        code, payload = EXIT_ERROR, failure_payload(f"internal error: {exc!r}")
+    if timed_out:
+        code = EXIT_TIMEOUT
+        payload["error"] = payload.get("error") or f"timed out after {timeout:g} s"
+    result = {
+        **payload,
+        "tokens": tokens,
+        "cost_usd": None if cost is None else round(cost, 6),
+        "working_dir": str(work),
+        "worker": f"{socket.gethostname()}:{os.getpid()}",
+        "timed_out": timed_out,
+    }
+    return TaskOutcome(task.id, code, result, session_jsonl, log.getvalue())
