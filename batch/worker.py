@@ -179,10 +179,9 @@ def _last_line(text: str) -> str:
 def _session_figures(session_id: str) -> tuple[str, dict[str, int], float | None]:
     """The exported session, its token totals, and its cost (None if a model's price is
     unknown)."""
+    from agent.runtime import open_store
     from providers.pricing import price_for
     from sessions import export_session
-
-    from agent.runtime import open_store
 
     # Opened per task and closed before the next run opens its own: two stores open on one
     # file in one process can drop each other's SQLite locks (see batch/README.md).

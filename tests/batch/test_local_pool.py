@@ -1,0 +1,104 @@
+"""`gosling batch` on the local process pool, end to end: the CLI as a subprocess, the
+real SDKs against the loopback fake server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.batch.helpers import (
+    gosling_batch,
+    portable,
+    results,
+    script_task_set,
+    write_tasks,
+)
+from tests.fakes import FakeLLMServer
+
+RUN_JSON_KEYS = {
+    "session_id",
+    "final_text",
+    "stop_reason",
+    "turns",
+    "usage",
+    "permission_denied",
+    "error",
+}
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as fake:
+        yield fake
+
+
+def test_batch_runs_every_task_and_records_each_once(tmp_path: Path, server: FakeLLMServer) -> None:
+    tasks = write_tasks(tmp_path / "tasks.jsonl", script_task_set(server, tmp_path, tmp_path / "killed"))
+    out = tmp_path / "out"
+
+    run = gosling_batch(tasks, out, server, "--workers", "2")
+
+    assert run.returncode == 1, run.stderr  # `loop` ran out of turns
+    done = results(out)
+    assert set(done) == {"edit", "clone", "loop", "kill"}
+    for result in done.values():
+        assert RUN_JSON_KEYS <= set(result)
+        assert result["duration_ms"] >= 0 and result["session_file"]
+    edit, clone, loop, kill = done["edit"], done["clone"], done["loop"], done["kill"]
+    assert (edit["exit_code"], edit["final_text"]) == (0, "Edited.")
+    assert edit["tokens"]["total"] == 100 + 10 + 150 + 5
+    assert edit["cost_usd"] == pytest.approx((250 * 3 + 15 * 15) / 1e6)
+    work = Path(edit["working_dir"])
+    assert (work / "hello.txt").read_text() == "hello batch\n"
+    assert (work / "setup.txt").read_text() == "prepared\n"
+    assert (tmp_path / "project" / "hello.txt").read_text() == "hello world\n"
+    assert (clone["exit_code"], clone["final_text"]) == (0, "It says one.")
+    assert (Path(clone["working_dir"]) / "version.txt").read_text() == "one\n"
+    assert len({r["working_dir"] for r in done.values()}) == 4
+    # Failed by itself (max turns): a result, not a retry.
+    assert (loop["exit_code"], loop["stop_reason"], loop["attempts"]) == (3, "max_turns", 1)
+    # Its worker was killed mid-task: retried once, recorded once.
+    assert (kill["exit_code"], kill["final_text"], kill["attempts"]) == (0, "Survived.", 2)
+    assert "kill: worker process died" in run.stderr and "retrying" in run.stderr
+    session = Path(kill["session_file"]).read_text().splitlines()
+    header = json.loads(session[0])
+    assert header["format"] == "gosling-session" and header["id"] == kill["session_id"]
+    assert sum(1 for line in session if '"type":"message"' in line) == 4  # one clean attempt
+    assert portable(kill)["messages"].count("developer__shell") == 1
+
+    served = len(server.model_requests())
+    again = gosling_batch(tasks, out, server, "--workers", "2")
+    assert again.returncode == 1
+    assert "4 already done" in again.stderr
+    assert len(server.model_requests()) == served
+    assert results(out) == done
+
+
+def test_bad_task_lines_are_refused_by_number_before_anything_runs(
+    tmp_path: Path, server: FakeLLMServer
+) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(
+        '{"id": "ok", "prompt": "fine"}\n'
+        "{not json\n"
+        '{"id": "no-prompt"}\n'
+        "\n"
+        '{"id": "ok", "prompt": "again"}\n'
+        '{"id": "dir", "prompt": "p", "working_dir": "missing"}\n'
+        '{"id": "../escape", "prompt": "p"}\n'
+        '{"id": "typo", "prompt": "p", "max_turn": 3}\n'
+    )
+    out = tmp_path / "out"
+
+    run = gosling_batch(tasks, out, server)
+
+    assert run.returncode == 2
+    errors = [line for line in run.stderr.splitlines() if line.startswith("error: ")]
+    assert [e.split(":")[2] for e in errors[:-1]] == ["2", "3", "5", "6", "7", "8"]
+    assert "duplicate id 'ok' (first on line 1)" in run.stderr
+    assert "prompt: Field required" in run.stderr and "max_turn" in run.stderr
+    assert not (out / "results.jsonl").exists()
+    assert server.model_requests() == []
