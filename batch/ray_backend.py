@@ -16,6 +16,7 @@ when a batch runs on Ray.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 from collections.abc import Mapping
 from functools import cache
@@ -103,6 +104,7 @@ class RayBackend:
                     address=address,
                     include_dashboard=False if address is None else None,
                     log_to_driver=False,
+                    logging_level=logging.WARNING,
                     runtime_env=runtime_env(forward_env or {}),
                 )
             except (ConnectionError, RuntimeError, ValueError) as exc:

@@ -1,0 +1,87 @@
+"""429s back off across the whole batch: one worker's rate limit pauses every worker's next
+model call, across processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import AsyncIterator
+from multiprocessing.sharedctypes import Synchronized
+
+from batch.backoff import LocalBackoff
+from providers import RateLimited, RetryPolicy
+from providers.retry import call_with_retries, sharing_backoff, stream_with_retries
+from tests.fakes.fixtures import SleepRecorder
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = time.monotonic()
+        self.slept: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def _rate_limited_elsewhere(until: Synchronized[float]) -> None:
+    LocalBackoff(until).pause(30.0)
+
+
+async def test_a_pause_set_in_one_process_holds_back_another() -> None:
+    ctx = multiprocessing.get_context("spawn")
+    until: Synchronized[float] = ctx.Value("d", 0.0)  # type: ignore[assignment]
+    other = ctx.Process(target=_rate_limited_elsewhere, args=(until,))
+    other.start()
+    other.join(60)
+    fake = FakeClock()
+    here = LocalBackoff(until, clock=fake.clock, sleep=fake.sleep)
+
+    await here.wait()
+
+    assert len(fake.slept) == 1 and 20.0 < fake.slept[0] <= 30.0
+    await here.wait()
+    assert len(fake.slept) == 1  # the pause is over
+
+
+async def test_a_rate_limit_pauses_everyone_and_every_call_waits_for_the_pause() -> None:
+    until: Synchronized[float] = multiprocessing.get_context("spawn").Value("d", 0.0)  # type: ignore[assignment]
+    limited, other = FakeClock(), FakeClock()
+    other.now = limited.now
+    replies: list[object] = [RateLimited("slow down", retry_after=12), "ok"]
+
+    async def call() -> object:
+        reply = replies.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+    shared = LocalBackoff(until, clock=limited.clock, sleep=limited.sleep)
+    with sharing_backoff(shared):
+        assert await call_with_retries(call, RetryPolicy(max_retries=1, sleep=limited.sleep)) == "ok"
+    assert limited.slept == [12.0]  # its own retry-after, once
+
+    async def stream() -> AsyncIterator[str]:
+        yield "event"
+
+    # Another worker's next call, a stream that never failed, waits the pause out first.
+    with sharing_backoff(LocalBackoff(until, clock=other.clock, sleep=other.sleep)):
+        events = [e async for e in stream_with_retries(stream, RetryPolicy(sleep=other.sleep))]
+    assert events == ["event"] and other.slept == [12.0]
+
+
+async def test_without_a_shared_backoff_nothing_waits_beyond_the_policy() -> None:
+    sleeps = SleepRecorder()
+    replies: list[object] = [RateLimited("slow down", retry_after=3), "ok"]
+
+    async def call() -> object:
+        reply = replies.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+    assert await call_with_retries(call, RetryPolicy(max_retries=1, sleep=sleeps)) == "ok"
+    assert sleeps.delays == [3.0]
