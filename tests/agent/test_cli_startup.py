@@ -7,7 +7,17 @@ import sys
 
 import pytest
 
-HEAVY = ["anthropic", "openai", "mcp", "rich", "prompt_toolkit", "pydantic", "jinja2", "tiktoken"]
+HEAVY = [
+    "anthropic",
+    "openai",
+    "mcp",
+    "rich",
+    "prompt_toolkit",
+    "pydantic",
+    "jinja2",
+    "tiktoken",
+    "ray",
+]
 
 PROBE = """
 import sys

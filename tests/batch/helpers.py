@@ -113,7 +113,9 @@ def results(out: Path) -> dict[str, dict[str, Any]]:
 
 def portable(result: dict[str, Any]) -> dict[str, Any]:
     """What a result says about the task itself, not about the machine or the moment."""
-    session = Path(result["session_file"]).read_text().splitlines() if result["session_file"] else []
+    session = (
+        Path(result["session_file"]).read_text().splitlines() if result["session_file"] else []
+    )
     texts = [
         part.get("text") or part.get("name") or part.get("type")
         for line in session[1:]

@@ -61,7 +61,9 @@ async def test_a_rate_limit_pauses_everyone_and_every_call_waits_for_the_pause()
 
     shared = LocalBackoff(until, clock=limited.clock, sleep=limited.sleep)
     with sharing_backoff(shared):
-        assert await call_with_retries(call, RetryPolicy(max_retries=1, sleep=limited.sleep)) == "ok"
+        assert (
+            await call_with_retries(call, RetryPolicy(max_retries=1, sleep=limited.sleep)) == "ok"
+        )
     assert limited.slept == [12.0]  # its own retry-after, once
 
     async def stream() -> AsyncIterator[str]:

@@ -14,6 +14,7 @@ from tests.batch.helpers import (
     portable,
     results,
     script_task_set,
+    tool,
     write_tasks,
 )
 from tests.fakes import FakeLLMServer
@@ -36,7 +37,9 @@ def server() -> Iterator[FakeLLMServer]:
 
 
 def test_batch_runs_every_task_and_records_each_once(tmp_path: Path, server: FakeLLMServer) -> None:
-    tasks = write_tasks(tmp_path / "tasks.jsonl", script_task_set(server, tmp_path, tmp_path / "killed"))
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl", script_task_set(server, tmp_path, tmp_path / "killed")
+    )
     out = tmp_path / "out"
 
     run = gosling_batch(tasks, out, server, "--workers", "2")
@@ -102,3 +105,21 @@ def test_bad_task_lines_are_refused_by_number_before_anything_runs(
     assert "prompt: Field required" in run.stderr and "max_turn" in run.stderr
     assert not (out / "results.jsonl").exists()
     assert server.model_requests() == []
+
+
+def test_a_task_past_its_timeout_is_cancelled_and_recorded(
+    tmp_path: Path, server: FakeLLMServer
+) -> None:
+    server.add_conversation("[slow]", tool("developer__shell", command="sleep 600"), "never")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl", [{"id": "slow", "prompt": "[slow]", "timeout_s": 1}]
+    )
+
+    run = gosling_batch(tasks, tmp_path / "out", server)
+
+    assert run.returncode == 1, run.stderr
+    slow = results(tmp_path / "out")["slow"]
+    assert (slow["exit_code"], slow["timed_out"], slow["attempts"]) == (124, True, 1)
+    assert slow["error"] == "timed out after 1 s"
+    session = Path(slow["session_file"]).read_text()
+    assert "developer__shell" in session  # the session up to the cut is kept

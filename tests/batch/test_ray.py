@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.batch.helpers import batch_env, gosling_batch, portable, results, script_task_set, write_tasks
+from tests.batch.helpers import (
+    batch_env,
+    gosling_batch,
+    portable,
+    results,
+    script_task_set,
+    write_tasks,
+)
 from tests.fakes import FakeLLMServer
 
 ray = pytest.importorskip("ray")
@@ -56,7 +63,9 @@ def test_ray_and_local_pool_give_the_same_results(
 ) -> None:
     address, ray_env = ray_address
     local_tasks = script_task_set(server, tmp_path, tmp_path / "killed-local")
-    local = gosling_batch(write_tasks(tmp_path / "local.jsonl", local_tasks), tmp_path / "local", server)
+    local = gosling_batch(
+        write_tasks(tmp_path / "local.jsonl", local_tasks), tmp_path / "local", server
+    )
     assert local.returncode == 1, local.stderr
 
     ray_tasks = script_task_set(server, tmp_path, tmp_path / "killed-ray")

@@ -56,7 +56,9 @@ def tasks(*specs: tuple[str, str | None]) -> list[TaskSpec]:
     return [TaskSpec(id=task_id, prompt="p", provider=provider) for task_id, provider in specs]
 
 
-def scheduler(tmp_path: Path, backend: FakeBackend, todo: list[TaskSpec], **options: object) -> Scheduler:
+def scheduler(
+    tmp_path: Path, backend: FakeBackend, todo: list[TaskSpec], **options: object
+) -> Scheduler:
     progress = PlainProgress(io.StringIO())
     return Scheduler(todo, backend, OutputDir(tmp_path / "out"), progress, **options)  # type: ignore[arg-type]
 
