@@ -44,6 +44,7 @@ from providers.sdk_provider import (
     OPENAI_REASONING_PREFIX,
     SdkProvider,
     parse_tool_arguments,
+    shared_tls_context,
 )
 
 if TYPE_CHECKING:
@@ -101,6 +102,7 @@ class AnthropicProvider(SdkProvider):
             max_retries=0,
             timeout=self.httpx_timeout(),
             default_headers=self.default_headers or None,
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_tls_context()),
         )
 
     # -- requests ---------------------------------------------------------------------------

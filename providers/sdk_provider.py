@@ -14,6 +14,7 @@ import json
 import os
 from abc import abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
+from functools import cache
 from types import ModuleType
 from typing import Any, NoReturn, Protocol
 from urllib.parse import urlsplit
@@ -53,6 +54,16 @@ def ensure_base_url_allowed(url: str, *, provider: str) -> None:
             "loopback fake server (tests/fakes) with base_url=...",
             provider=provider,
         )
+
+
+@cache
+def shared_tls_context() -> Any:
+    """One verified TLS context per process, shared by every SDK client. Building one reads
+    the CA bundle (tens of milliseconds), and a `gosling batch` worker builds a client for
+    every task."""
+    import httpx2
+
+    return httpx2.create_ssl_context()
 
 
 def parse_tool_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
@@ -286,4 +297,5 @@ class OpenAISdkProvider(SdkProvider):
             max_retries=0,
             timeout=self.httpx_timeout(),
             default_headers=self.default_headers or None,
+            http_client=openai.DefaultAsyncHttpxClient(verify=shared_tls_context()),
         )
