@@ -2,9 +2,9 @@
 (which Ray reuses from task to task, so the imports are paid once per worker process).
 
 `--ray` starts a local Ray instance (or joins the one `RAY_ADDRESS` names); `--ray ADDRESS`
-joins a cluster (`auto`, `ray://host:10001`, `host:6379`). gosling's own packages reach the
-workers through Ray's runtime environment (`py_modules`), so every node runs the driver's
-version of gosling; its dependencies must be installed on the nodes
+joins a cluster (`auto`, `ray://host:10001`, `host:6379`). On a cluster gosling's own
+packages reach the workers through Ray's runtime environment (`py_modules`), so every node
+runs the driver's version of gosling; its dependencies must be installed on the nodes
 (`pip install 'gosling-agent[ray]'`). Environment variables are not forwarded unless named
 with `--ray-env` (provider keys stay where you put them).
 
@@ -59,16 +59,22 @@ def run_on_ray_worker(job: Job, backoff: RayBackoff) -> TaskOutcome:
     return run_task(job, backoff)
 
 
-def runtime_env(forward_env: Mapping[str, str]) -> dict[str, Any]:
+def runtime_env(forward_env: Mapping[str, str], *, ship_code: bool) -> dict[str, Any]:
+    """What Ray sets up for the workers: gosling's packages when joining a cluster (a local
+    instance started here runs this very interpreter and its packages), and the variables
+    named with `--ray-env`."""
+    env: dict[str, Any] = {}
+    if forward_env:
+        env["env_vars"] = dict(forward_env)
+    if not ship_code:
+        return env
     modules = []
     for name in PROJECT_PACKAGES:
         spec = importlib.util.find_spec(name)
         if spec is None or not spec.submodule_search_locations:
             raise RayUnavailable(f"cannot find gosling's package {name!r} to ship to Ray")
         modules.append(next(iter(spec.submodule_search_locations)))
-    env: dict[str, Any] = {"py_modules": modules, "excludes": ["__pycache__", "*.pyc"]}
-    if forward_env:
-        env["env_vars"] = dict(forward_env)
+    env.update(py_modules=modules, excludes=["__pycache__", "*.pyc"])
     return env
 
 
@@ -95,7 +101,8 @@ class RayBackend:
         max_in_flight: int | None = None,
         forward_env: Mapping[str, str] | None = None,
     ) -> None:
-        ray = _import_ray(local=address is None and not os.environ.get("RAY_ADDRESS"))
+        local = address is None and not os.environ.get("RAY_ADDRESS")
+        ray = _import_ray(local=local)
         self._ray = ray
         self._owns_connection = not ray.is_initialized()
         if self._owns_connection:
@@ -105,7 +112,7 @@ class RayBackend:
                     include_dashboard=False if address is None else None,
                     log_to_driver=False,
                     logging_level=logging.WARNING,
-                    runtime_env=runtime_env(forward_env or {}),
+                    runtime_env=runtime_env(forward_env or {}, ship_code=not local),
                 )
             except (ConnectionError, RuntimeError, ValueError) as exc:
                 where = address or "a new local instance"
