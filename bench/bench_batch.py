@@ -100,9 +100,8 @@ def run() -> dict[str, Any]:
         }
         sequential = _run_batch(tasks_file, base / "seq", server, env, "--workers", "1")
         pool = _run_batch(tasks_file, base / "pool", server, env, "--workers", "8")
-        ray = _run_batch(
-            tasks_file, base / "ray", server, env, "--workers", "8", "--cpus-per-task", "0.25", "--ray"
-        )
+        on_ray = ["--workers", "8", "--cpus-per-task", "0.25", "--ray"]
+        ray = _run_batch(tasks_file, base / "ray", server, env, *on_ray)
     return {
         "tasks": TASKS,
         "model_calls_per_task": CALLS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from multiprocessing.sharedctypes import Synchronized
 
 from batch.backoff import LocalBackoff
@@ -33,7 +33,7 @@ def _rate_limited_elsewhere(until: Synchronized[float]) -> None:
 
 async def test_a_pause_set_in_one_process_holds_back_another() -> None:
     ctx = multiprocessing.get_context("spawn")
-    until: Synchronized[float] = ctx.Value("d", 0.0)  # type: ignore[assignment]
+    until: Synchronized[float] = ctx.Value("d", 0.0)
     other = ctx.Process(target=_rate_limited_elsewhere, args=(until,))
     other.start()
     other.join(60)
@@ -48,7 +48,7 @@ async def test_a_pause_set_in_one_process_holds_back_another() -> None:
 
 
 async def test_a_rate_limit_pauses_everyone_and_every_call_waits_for_the_pause() -> None:
-    until: Synchronized[float] = multiprocessing.get_context("spawn").Value("d", 0.0)  # type: ignore[assignment]
+    until: Synchronized[float] = multiprocessing.get_context("spawn").Value("d", 0.0)
     limited, other = FakeClock(), FakeClock()
     other.now = limited.now
     replies: list[object] = [RateLimited("slow down", retry_after=12), "ok"]
@@ -66,7 +66,7 @@ async def test_a_rate_limit_pauses_everyone_and_every_call_waits_for_the_pause()
         )
     assert limited.slept == [12.0]  # its own retry-after, once
 
-    async def stream() -> AsyncIterator[str]:
+    async def stream() -> AsyncGenerator[str, None]:
         yield "event"
 
     # Another worker's next call, a stream that never failed, waits the pause out first.
