@@ -181,8 +181,10 @@ class Scheduler:
         return None
 
     def _finished(self, job: Job, outcome: TaskOutcome, started_at: float) -> None:
-        if outcome.interrupted and self.cancelling:
-            self.summary.cancelled += 1
+        if outcome.interrupted:
+            # Cut short from outside (our second Ctrl-C, or a SIGTERM we did not send): the
+            # task did not finish, so it is not a result.
+            self._lost(job, "the task was interrupted", started_at)
             return
         result = {
             "task_id": job.task.id,

@@ -8,11 +8,9 @@ import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-
-Mode = Literal["auto", "approve", "smart_approve", "chat"]
 
 TASK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 """Ids name files (`sessions/<id>.jsonl`, `work/<id>`), so only filename-safe characters."""
@@ -43,7 +41,8 @@ class TaskSpec(BaseModel):
     max_turns: int | None = Field(default=None, ge=1)
     timeout_s: float | None = Field(default=None, gt=0)
     """Wall-clock limit of the whole task, setup included; then it is cancelled (exit 124)."""
-    mode: Mode | None = None
+    mode: str | None = None
+    """As `gosling run --mode`."""
     extensions: tuple[str, ...] = ()
     """MCP servers, as `gosling run --with-extension` takes them."""
 
@@ -54,6 +53,15 @@ class TaskSpec(BaseModel):
             raise ValueError(
                 "id must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit"
             )
+        return value
+
+    @field_validator("mode")
+    @classmethod
+    def _known_mode(cls, value: str | None) -> str | None:
+        from agent.cli.options import MODES
+
+        if value is not None and value not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}")
         return value
 
     @field_validator("prompt")
@@ -70,11 +78,6 @@ class TaskSpec(BaseModel):
         if self.ref is not None and self.repo is None:
             raise ValueError("ref needs repo")
         return self
-
-    @property
-    def provider_key(self) -> str:
-        """What `--max-concurrency` counts this task against."""
-        return self.provider or "default"
 
 
 class TaskFileError(Exception):

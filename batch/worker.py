@@ -216,7 +216,8 @@ def run_task(job: Job, backoff: SharedBackoff | None = None) -> TaskOutcome:
     work = Path(job.work_root) / task.id
     log = io.StringIO()
     session_jsonl: str | None = None
-    tokens: dict[str, int] = {}
+    tokens = dict.fromkeys(("input", "output", "cache_read", "cache_write", "total"), 0)
+    tokens["model_calls"] = 0
     cost: float | None = 0.0
     timed_out = False
     try:
