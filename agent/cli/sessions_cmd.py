@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -193,21 +191,6 @@ def remove(session_id: str, yes: bool) -> None:
     click.echo(f"deleted {session_id}")
 
 
-def _write_private(path: Path, text: str) -> None:
-    """Write atomically (temp file, fsync, rename) with mode 0600: exports hold transcripts."""
-    path = path.expanduser()
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 @sessions_group.command("export")
 @click.argument("session_id")
 @click.option(
@@ -230,7 +213,9 @@ def export(session_id: str, fmt: str, output: Path | None) -> None:
     if output is None:
         click.echo(text, nl=False)
         return
-    _write_private(output, text)
+    from sessions.files import write_private
+
+    write_private(output, text)
     click.echo(f"wrote {output}", err=True)
 
 
