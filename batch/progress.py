@@ -125,7 +125,7 @@ class RichProgress:
         if line.get("exit_code") != 0:
             self.failed += 1
         self.tokens += int((line.get("tokens") or {}).get("total", 0))
-        self.cost += float(line.get("cost_usd") or 0.0)
+        self.cost += float(line.get("total_cost_usd") or 0.0)
         mark = "[green]✓[/]" if line.get("exit_code") == 0 else "[red]✗[/]"
         self.console.print(f"{mark} {line['task_id']}: {_status(line)}", highlight=False)
         self.bar.advance(self.task_id)

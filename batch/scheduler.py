@@ -93,7 +93,7 @@ class Summary:
         else:
             self.failed += 1
         self.tokens += int((line.get("tokens") or {}).get("total", 0))
-        cost = line.get("cost_usd")
+        cost = line.get("total_cost_usd")
         if cost is None:
             self.cost_known = False
         else:

@@ -176,20 +176,16 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else "the run stopped without a result"
 
 
-def _session_figures(session_id: str) -> tuple[str, dict[str, int], float | None]:
-    """The exported session, its token totals, and its cost (None if a model's price is
-    unknown)."""
+def _session_files(session_id: str) -> tuple[str, dict[str, int]]:
+    """The exported session and its token totals (every model call, compactions included)."""
     from agent.runtime import open_store
-    from providers.pricing import price_for
     from sessions import export_session
 
     # Opened per task and closed before the next run opens its own: two stores open on one
     # file in one process can drop each other's SQLite locks (see batch/README.md).
     with open_store() as store:
         text = export_session(store, session_id, "jsonl")
-        info = store.get(session_id)
-        records = store.usage_records(session_id)
-    totals = info.tokens
+        totals = store.get(session_id).tokens
     tokens = {
         "input": totals.input_tokens,
         "output": totals.output_tokens,
@@ -198,12 +194,7 @@ def _session_figures(session_id: str) -> tuple[str, dict[str, int], float | None
         "total": totals.total_tokens,
         "model_calls": totals.model_calls,
     }
-    costs = []
-    for record in records:
-        price = price_for(record.model or info.model or "", info.provider)
-        costs.append(None if price is None else price.cost(record.usage))
-    cost = None if None in costs else sum(c for c in costs if c is not None)
-    return text, tokens, cost
+    return text, tokens
 
 
 def run_task(job: Job, backoff: SharedBackoff | None = None) -> TaskOutcome:
@@ -218,7 +209,6 @@ def run_task(job: Job, backoff: SharedBackoff | None = None) -> TaskOutcome:
     session_jsonl: str | None = None
     tokens = dict.fromkeys(("input", "output", "cache_read", "cache_write", "total"), 0)
     tokens["model_calls"] = 0
-    cost: float | None = 0.0
     timed_out = False
     try:
         prepare_working_dir(task, work, log, deadline)
@@ -229,7 +219,7 @@ def run_task(job: Job, backoff: SharedBackoff | None = None) -> TaskOutcome:
             )
         payload = _last_json_object(out.getvalue()) or failure_payload(_last_line(log.getvalue()))
         if payload.get("session_id"):
-            session_jsonl, tokens, cost = _session_figures(str(payload["session_id"]))
+            session_jsonl, tokens = _session_files(str(payload["session_id"]))
     except PrepareTimedOut as exc:
         code, timed_out, payload = EXIT_TIMEOUT, True, failure_payload(str(exc))
     except PrepareFailed as exc:
@@ -243,7 +233,6 @@ def run_task(job: Job, backoff: SharedBackoff | None = None) -> TaskOutcome:
     result = {
         **payload,
         "tokens": tokens,
-        "cost_usd": None if cost is None else round(cost, 6),
         "working_dir": str(work),
         "worker": f"{socket.gethostname()}:{os.getpid()}",
         "timed_out": timed_out,

@@ -355,4 +355,19 @@ async def run_json(
 ) -> int:
     """`gosling run --output-format json` in-process: the result object on stdout, errors on
     stderr, the exit code returned. `gosling batch` workers run every task through this."""
-    return await _run(prompt, flags, None, name, False, extensions, "json", True, working_dir)
+    from agent.runtime import RunExtras
+
+    request = RunRequest(
+        prompt=prompt,
+        flags=flags,
+        resume=None,
+        name=name or session_name_from(prompt),
+        store=True,
+        extensions=extensions,
+        output_format="json",
+        quiet=True,
+        working_dir=working_dir,
+        last_message_file=None,
+        extras=RunExtras(),
+    )
+    return await _run(request)

@@ -125,7 +125,7 @@ def portable(result: dict[str, Any]) -> dict[str, Any]:
     keep = ("task_id", "exit_code", "final_text", "stop_reason", "turns", "usage", "tokens")
     return {
         **{k: result[k] for k in keep},
-        "cost_usd": result["cost_usd"],
+        "total_cost_usd": result["total_cost_usd"],
         "attempts": result["attempts"],
         "error": result["error"],
         "messages": texts,

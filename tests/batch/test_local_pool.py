@@ -53,7 +53,7 @@ def test_batch_runs_every_task_and_records_each_once(tmp_path: Path, server: Fak
     edit, clone, loop, kill = done["edit"], done["clone"], done["loop"], done["kill"]
     assert (edit["exit_code"], edit["final_text"]) == (0, "Edited.")
     assert edit["tokens"]["total"] == 100 + 10 + 150 + 5
-    assert edit["cost_usd"] == pytest.approx((250 * 3 + 15 * 15) / 1e6)
+    assert edit["total_cost_usd"] == pytest.approx((250 * 3 + 15 * 15) / 1e6)
     work = Path(edit["working_dir"])
     assert (work / "hello.txt").read_text() == "hello batch\n"
     assert (work / "setup.txt").read_text() == "prepared\n"
