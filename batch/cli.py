@@ -156,8 +156,10 @@ def batch_command(
     backend: Backend
     if ray_address is None:
         from batch.local_pool import LocalPool
+        from batch.worker import sdk_modules
 
-        backend = LocalPool(workers or 4, out.root / "logs")
+        sdks = sdk_modules(task.provider or provider for task in tasks)
+        backend = LocalPool(workers or 4, out.root / "logs", sdks)
     else:
         from batch.ray_backend import RayBackend, RayUnavailable
 

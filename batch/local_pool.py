@@ -24,11 +24,13 @@ from typing import Any
 from batch.scheduler import Finished, Lost
 from batch.worker import Job
 
-PRELOAD = ["batch.worker", "agent.cli.run_cmd", "agent.runtime", "anthropic", "openai"]
+PRELOAD = ["batch.worker", "agent.cli.run_cmd", "agent.runtime"]
 CLOSE_GRACE_SECONDS = 5.0
 
 
-def _serve(conn: Connection, until: Synchronized[float], log_file: str) -> None:
+def _serve(
+    conn: Connection, until: Synchronized[float], log_file: str, sdks: tuple[str, ...]
+) -> None:
     """A worker: run each job it is sent until the driver hangs up."""
     os.setpgrp()
     fd = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -39,7 +41,7 @@ def _serve(conn: Connection, until: Synchronized[float], log_file: str) -> None:
     from batch.worker import run_task, warm_up
 
     backoff = LocalBackoff(until)
-    warm_up()
+    warm_up(sdks)
     while True:
         try:
             job = conn.recv()
@@ -60,13 +62,15 @@ class _Worker:
 
 
 class LocalPool:
-    def __init__(self, workers: int, log_dir: Path) -> None:
+    def __init__(self, workers: int, log_dir: Path, sdks: tuple[str, ...]) -> None:
+        """`sdks`: the provider SDKs the tasks need, imported once in the forkserver."""
         method = (
             "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         )
         self._ctx: Any = multiprocessing.get_context(method)
         if method == "forkserver":
-            self._ctx.set_forkserver_preload(PRELOAD)
+            self._ctx.set_forkserver_preload([*PRELOAD, *sdks])
+        self._sdks = sdks
         self._size = workers
         self._until: Synchronized[float] = self._ctx.Value("d", 0.0)
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -80,7 +84,7 @@ class LocalPool:
     def _start_worker(self) -> _Worker:
         ours, theirs = self._ctx.Pipe()
         process = self._ctx.Process(
-            target=_serve, args=(theirs, self._until, self._log_file), daemon=True
+            target=_serve, args=(theirs, self._until, self._log_file, self._sdks), daemon=True
         )
         process.start()
         theirs.close()

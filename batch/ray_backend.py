@@ -45,17 +45,17 @@ class RayUnavailable(Exception):
 
 
 @cache
-def _warm() -> None:
+def _warm(sdks: tuple[str, ...]) -> None:
     from batch.worker import warm_up
 
-    warm_up()
+    warm_up(sdks)
 
 
 def run_on_ray_worker(job: Job, backoff: RayBackoff) -> TaskOutcome:
-    """The Ray task: warm the worker process once, then run the job."""
-    from batch.worker import run_task
+    """The Ray task: warm the worker process (once per SDK set), then run the job."""
+    from batch.worker import run_task, sdk_modules
 
-    _warm()
+    _warm(sdk_modules([job.task.provider or job.defaults.provider]))
     return run_task(job, backoff)
 
 

@@ -17,6 +17,7 @@ import os
 import socket
 import time
 import traceback
+from collections.abc import Iterable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,7 +81,26 @@ class _CurrentStderr(logging.Handler):
         sys.stderr.write(self.format(record) + "\n")
 
 
-def warm_up() -> None:
+def sdk_modules(providers: Iterable[str | None]) -> tuple[str, ...]:
+    """The SDKs these providers speak through (a task with no provider may pick any), so a
+    worker imports only those: each costs about a second of CPU."""
+    from providers.errors import ProviderConfigError
+    from providers.factory import PROVIDERS, resolve_provider_name
+
+    needed: set[str] = set()
+    for name in providers:
+        try:
+            api = PROVIDERS[resolve_provider_name(name)].api if name else None
+        except ProviderConfigError:
+            api = None
+        needed |= {"anthropic"} if api == "anthropic" else {"openai"} if api else ALL_SDKS
+    return tuple(sorted(needed))
+
+
+ALL_SDKS = frozenset({"anthropic", "openai"})
+
+
+def warm_up(sdks: Iterable[str] = ALL_SDKS) -> None:
     """Pay once per worker process what every task needs: the SDKs, the runtime, the
     tokenizer, logging."""
     import importlib
@@ -88,7 +108,7 @@ def warm_up() -> None:
     from agent.cli.logs import setup_logging
     from context_mgmt.tokens import TokenCounter
 
-    for module in ("anthropic", "openai", "agent.cli.run_cmd", "agent.runtime"):
+    for module in (*sdks, "agent.cli.run_cmd", "agent.runtime"):
         importlib.import_module(module)
 
     setup_logging(warnings_to_stderr=False)

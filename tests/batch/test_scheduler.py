@@ -128,3 +128,11 @@ def test_second_ctrl_c_cancels_and_records_nothing_it_cut_short(tmp_path: Path) 
     assert backend.cancelled
     assert recorded(tmp_path) == []
     assert (summary.cancelled, summary.exit_code) == (3, 130)
+
+
+def test_workers_import_only_the_sdks_the_tasks_need() -> None:
+    from batch.worker import sdk_modules
+
+    assert sdk_modules(["anthropic", "claude"]) == ("anthropic",)
+    assert sdk_modules(["ollama", "openai-responses", "vllm"]) == ("openai",)
+    assert sdk_modules(["anthropic", None]) == ("anthropic", "openai")  # None: auto-choice
