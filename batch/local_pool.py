@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from batch.scheduler import Finished, Lost
-from batch.worker import Job
+from batch.worker import Job, modules_to_preload
 
-PRELOAD = ["batch.worker", "agent.cli.run_cmd", "agent.runtime"]
 CLOSE_GRACE_SECONDS = 5.0
 
 
@@ -69,7 +68,7 @@ class LocalPool:
         )
         self._ctx: Any = multiprocessing.get_context(method)
         if method == "forkserver":
-            self._ctx.set_forkserver_preload([*PRELOAD, *sdks])
+            self._ctx.set_forkserver_preload(modules_to_preload(sdks))
         self._sdks = sdks
         self._size = workers
         self._until: Synchronized[float] = self._ctx.Value("d", 0.0)

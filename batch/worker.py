@@ -99,6 +99,33 @@ def sdk_modules(providers: Iterable[str | None]) -> tuple[str, ...]:
 
 ALL_SDKS = frozenset({"anthropic", "openai"})
 
+RUN_MODULES = (
+    "batch.worker",
+    "agent.cli.run_cmd",
+    "agent.cli.headless",
+    "agent.cli.session_cmd",
+    "agent.runtime",
+    "jinja2",
+    "anyio",
+    "httpcore2",
+    "h11",
+)
+"""What every run imports, beyond the SDKs: preloaded once (the forkserver) per batch."""
+
+ADAPTERS = {
+    "anthropic": ("anthropic", "providers.anthropic"),
+    "openai": (
+        "openai",
+        "providers.openai_chat",
+        "providers.openai_responses",
+        "providers.openai_compatible",
+    ),
+}
+
+
+def modules_to_preload(sdks: Iterable[str]) -> list[str]:
+    return [*RUN_MODULES, *(module for sdk in sdks for module in ADAPTERS[sdk])]
+
 
 def warm_up(sdks: Iterable[str] = ALL_SDKS) -> None:
     """Pay once per worker process what every task needs: the SDKs, the runtime, the
@@ -108,7 +135,7 @@ def warm_up(sdks: Iterable[str] = ALL_SDKS) -> None:
     from agent.cli.logs import setup_logging
     from context_mgmt.tokens import TokenCounter
 
-    for module in (*sdks, "agent.cli.run_cmd", "agent.runtime"):
+    for module in modules_to_preload(sdks):
         importlib.import_module(module)
 
     setup_logging(warnings_to_stderr=False)
