@@ -63,7 +63,8 @@ def tool(name: str, usage: FakeUsage | None = None, **arguments: Any) -> Turn:
 def script_task_set(server: FakeLLMServer, tmp: Path, kill_flag: Path) -> list[dict[str, Any]]:
     """Four tasks: an edit in a copied directory (with a setup command), a clone at a tag,
     one that runs out of turns (fails by itself), and one whose worker is killed the first
-    time it runs a tool."""
+    time it runs (by its setup command: tool commands run sandboxed, where the worker is out
+    of reach)."""
     source = tmp / "project"
     if not source.exists():
         source.mkdir()
@@ -84,10 +85,9 @@ def script_task_set(server: FakeLLMServer, tmp: Path, kill_flag: Path) -> list[d
         tool("developer__shell", FakeUsage(90, 4), command="echo again"),
         tool("developer__shell", FakeUsage(95, 4), command="echo again"),
     )
-    kill = f"test -e {kill_flag} || {{ touch {kill_flag}; kill -9 $PPID; }}; echo survived"
     server.add_conversation(
         "[kill]",
-        tool("developer__shell", FakeUsage(80, 3), command=kill),
+        tool("developer__shell", FakeUsage(80, 3), command="echo survived"),
         Turn(text="Survived.", usage=FakeUsage(130, 4)),
     )
     return [
@@ -99,7 +99,12 @@ def script_task_set(server: FakeLLMServer, tmp: Path, kill_flag: Path) -> list[d
         },
         {"id": "clone", "prompt": "[clone] read the version", "repo": str(repo), "ref": "v1"},
         {"id": "loop", "prompt": "[loop] keep going", "max_turns": 2},
-        {"id": "kill", "prompt": "[kill] run the command"},
+        {
+            "id": "kill",
+            "prompt": "[kill] run the command",
+            # The setup runs in the worker's own child: $PPID is the worker, killed mid-task.
+            "setup": f"test -e {kill_flag} || {{ touch {kill_flag}; kill -9 $PPID; }}",
+        },
     ]
 
 

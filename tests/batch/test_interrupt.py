@@ -18,6 +18,8 @@ import pytest
 from tests.batch.helpers import REPO, batch_env, gosling_batch, results, tool, write_tasks
 from tests.fakes import FakeLLMServer, Turn
 
+pytestmark = pytest.mark.timeout(600)  # whole `gosling batch` runs; slow on a loaded box
+
 
 @pytest.fixture
 def server() -> Iterator[FakeLLMServer]:
@@ -57,7 +59,9 @@ def running_batch(
     try:
         yield batch
     finally:
-        release.touch()
+        (release.parent.parent.parent.parent / "released-all").touch()
+        if release.parent.exists():
+            release.touch()
         if batch.poll() is None:
             os.killpg(batch.pid, signal.SIGKILL)
         batch.communicate()
@@ -74,14 +78,24 @@ def read_until(batch: subprocess.Popen[str], text: str) -> str:
 
 
 def blocking_tasks(server: FakeLLMServer, tmp_path: Path) -> tuple[Path, Path]:
-    started, release = tmp_path / "started", tmp_path / "release"
-    wait = f"touch {started}; while [ ! -e {release} ]; do sleep 0.05; done; echo released"
+    """The `block` task's tool waits for a file; both files are in its working directory,
+    the one place its sandboxed command can write and the test can see. Its setup (not
+    sandboxed) makes a rerun's fresh directory released from the start once `released-all`
+    exists."""
+    work = tmp_path / "out" / "work" / "block"
+    started, release = work / "started", work / "release"
+    wait = "touch started; while [ ! -e release ]; do sleep 0.05; done; echo released"
+    release_all = tmp_path / "released-all"
     server.add_conversation(
         "[block]", tool("developer__shell", command=wait), Turn(text="Released.")
     )
     server.add_conversation("[later]", Turn(text="Later."))
     tasks = [
-        {"id": "block", "prompt": "[block] wait"},
+        {
+            "id": "block",
+            "prompt": "[block] wait",
+            "setup": f"if [ -e {release_all} ]; then touch release; fi",
+        },
         {"id": "later-1", "prompt": "[later] one"},
         {"id": "later-2", "prompt": "[later] two"},
     ]
@@ -125,7 +139,6 @@ def test_second_ctrl_c_cancels_the_running_task_and_keeps_nothing_half_done(
     assert batch.returncode == 130, said + stderr
     assert "cancelling 1 running task" in stderr
     assert not (out / "results.jsonl").exists() or results(out) == {}
-    release.touch()
     rerun = gosling_batch(tmp_path / "tasks.jsonl", out, server, "--workers", "1")
     assert rerun.returncode == 0, rerun.stderr
     assert results(out)["block"]["final_text"] == "Released."

@@ -30,6 +30,9 @@ RUN_JSON_KEYS = {
 }
 
 
+pytestmark = pytest.mark.timeout(600)  # whole `gosling batch` runs; slow on a loaded box
+
+
 @pytest.fixture
 def server() -> Iterator[FakeLLMServer]:
     with FakeLLMServer() as fake:

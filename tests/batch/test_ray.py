@@ -24,7 +24,7 @@ from tests.fakes import FakeLLMServer
 
 ray = pytest.importorskip("ray")
 
-pytestmark = pytest.mark.ray
+pytestmark = [pytest.mark.ray, pytest.mark.timeout(900)]
 
 RAY_ENV = {
     "RAY_USAGE_STATS_ENABLED": "0",
