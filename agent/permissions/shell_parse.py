@@ -50,7 +50,6 @@ _STRUCTURE = frozenset(
         "redirected_statement",
         "test_command",
         "function_definition",
-        "heredoc_redirect",
         "heredoc_body",
         "herestring_redirect",
         "command_substitution",
@@ -129,6 +128,30 @@ def _analyse(command: str, nesting: int) -> ShellAnalysis:
     return out
 
 
+def _backtick_code(text: str) -> list[str] | None:
+    """The code inside each unescaped backtick pair of `text`; None when one is unclosed."""
+    pieces: list[str] = []
+    current: list[str] | None = None
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == "\\" and index + 1 < len(text):
+            if current is not None:
+                current.append(text[index : index + 2])
+            index += 2
+            continue
+        if char == "`":
+            if current is None:
+                current = []
+            else:
+                pieces.append("".join(current))
+                current = None
+        elif current is not None:
+            current.append(char)
+        index += 1
+    return None if current is not None else pieces
+
+
 class _Walker:
     def __init__(self, out: ShellAnalysis, nesting: int) -> None:
         self.out = out
@@ -159,7 +182,9 @@ class _Walker:
             kind == "test_operator" and node.text.decode() in _ARITHMETIC_TESTS
         ):
             self.arithmetic = True
-        if kind == "command":
+        if kind == "heredoc_redirect":
+            self._heredoc(node, depth)
+        elif kind == "command":
             self._command(node, depth)
         elif kind in ("declaration_command", "unset_command"):
             self._declaration(node, depth)
@@ -171,6 +196,20 @@ class _Walker:
             self._children(node, depth)
         elif kind not in _LEAVES:
             self.out.unknowns.append(f"unsupported shell syntax ({kind})")
+
+    def _heredoc(self, node: Node, depth: int) -> None:
+        """tree-sitter leaves backticks in an unquoted here-doc body as text; bash runs them."""
+        self._children(node, depth)
+        start = next((c for c in node.children if c.type == "heredoc_start"), None)
+        body = next((c for c in node.children if c.type == "heredoc_body"), None)
+        if start is None or body is None or any(q in start.text.decode() for q in "'\"\\"):
+            return
+        pieces = _backtick_code(body.text.decode("utf-8", "surrogateescape"))
+        if pieces is None:
+            self.out.unknowns.append("an unbalanced backtick in a here-doc")
+            return
+        for code in pieces:
+            self.out.merge(_analyse(code, self.nesting + 1))
 
     def _children(self, node: Node, depth: int, skip: Node | None = None) -> None:
         for child in node.children:

@@ -262,13 +262,16 @@ def _shell(program: str, args: list[Word], depth: int, parse: ParseFn, out: Shel
         word = args[index]
         if word is None:
             raise Unjudgeable(f"{program}'s arguments are only known at run time")
+        if word == "--":
+            index += 1
+            break
         if word in ("-o", "+o", "-O", "+O"):
             index += 2
             continue
         if word.startswith("--") and word != "--":
             index += 1
             continue
-        if word.startswith(("-", "+")) and word not in ("-", "--"):
+        if word.startswith(("-", "+")) and word != "-":
             has_c = has_c or "c" in word[1:]
             index += 1
             continue
