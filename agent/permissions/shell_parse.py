@@ -91,6 +91,13 @@ _LEAVES = frozenset(
         "command_name",
     }
 )
+_RESERVED = frozenset(
+    "if then else elif fi do done case esac while until for in select function { } ! [[ ]]".split()
+)
+"""Unquoted in command position these are bash keywords; tree-sitter sometimes reads them as
+program names (`! if true; then rm x; fi`), and such a tree cannot be trusted."""
+_BARE_NEWLINE = re.compile(r"(?:^|[^\\])(?:\\\\)*\n")
+"""A newline in an unquoted word that no backslash escapes: tree-sitter glued two lines."""
 _ARITHMETIC = frozenset({"arithmetic_expansion", "c_style_for_statement"})
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 
@@ -174,6 +181,8 @@ class _Walker:
             if kind == "((":
                 self.arithmetic = True
             return
+        if kind == "word" and _BARE_NEWLINE.search(node.text.decode("utf-8", "surrogateescape")):
+            self.out.unknowns.append("a line break inside a word")
         if kind in ("raw_string", "ansi_c_string", "string_content", "word"):
             value = static_value(node) if kind != "string_content" else node.text.decode()
             if value is not None and _SUBSCRIPT_CODE.search(value):
@@ -220,7 +229,10 @@ class _Walker:
         argv: list[Word] = []
         for child in node.named_children:
             if child.type == "command_name":
-                argv.append(static_value(child.named_children[0]))
+                name = child.named_children[0]
+                if name.type == "word" and name.text.decode() in _RESERVED:
+                    self.out.unknowns.append(f"the keyword {name.text.decode()!r} out of place")
+                argv.append(static_value(name))
                 self._children(child, depth)
             elif child.type == "variable_assignment":
                 self._assignment(child, depth, prefix=True)

@@ -154,6 +154,8 @@ _SPECS = {
         ),
     ),
 }
+_CODE_RUNNERS = frozenset({"eval", "trap"})
+"""Like `sh -c`: the code they are given is judged instead of them."""
 _NEEDS_OWN_ALLOW = frozenset({"sudo"})
 """Wrappers that change who runs the program: an allow rule must name them too."""
 
@@ -233,9 +235,8 @@ def _program(
     open_tail: bool,
 ) -> None:
     """A program that is not a wrapper: itself, plus any code it is handed to run."""
-    out.invocations.append(
-        Invocation(tuple(argv), open_tail, needs_allow=program not in NEUTRAL)
-    )
+    transparent = program in NEUTRAL or program in SHELLS or program in _CODE_RUNNERS
+    out.invocations.append(Invocation(tuple(argv), open_tail, needs_allow=not transparent))
     if program in OPAQUE:
         raise Unjudgeable(f"{program} runs a file whose commands cannot be seen")
     if program in SHELLS:
@@ -272,6 +273,8 @@ def _shell(program: str, args: list[Word], depth: int, parse: ParseFn, out: Shel
             index += 1
             continue
         if word.startswith(("-", "+")) and word != "-":
+            if "i" in word[1:] or "s" in word[1:]:
+                raise Unjudgeable(f"{program} {word} reads commands from elsewhere")
             has_c = has_c or "c" in word[1:]
             index += 1
             continue
