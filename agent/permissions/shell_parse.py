@@ -92,7 +92,28 @@ _LEAVES = frozenset(
     }
 )
 _RESERVED = frozenset(
-    "if then else elif fi do done case esac while until for in select function { } ! [[ ]]".split()
+    [
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "while",
+        "until",
+        "for",
+        "in",
+        "select",
+        "function",
+        "{",
+        "}",
+        "!",
+        "[[",
+        "]]",
+    ]
 )
 """Unquoted in command position these are bash keywords; tree-sitter sometimes reads them as
 program names (`! if true; then rm x; fi`), and such a tree cannot be trusted."""

@@ -77,7 +77,9 @@ def shell_verdict(
     return _allowed(mine, analysis)
 
 
-def not_allowed_reason(tool_name: str, analysis: ShellAnalysis, rules: Sequence[PermissionRule]) -> str:
+def not_allowed_reason(
+    tool_name: str, analysis: ShellAnalysis, rules: Sequence[PermissionRule]
+) -> str:
     """Why no allow rule approves the command (for the ask reason)."""
     if analysis.unknowns:
         return f"it cannot be judged ({analysis.unknowns[0]})"

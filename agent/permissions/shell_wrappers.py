@@ -10,7 +10,6 @@ see (`bash script.sh`, `source f`, `sh -c "$X"`), makes the command unjudgeable.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -304,8 +303,3 @@ def _find(args: list[Word], depth: int, parse: ParseFn, out: ShellAnalysis) -> N
         elif word in FIND_WRITES:
             out.effects.append(f"find {word} writes a file")
         index += 1
-
-
-def split_words(text: str) -> list[str]:
-    """Words of a rule's specifier (shell-quoted)."""
-    return shlex.split(text)

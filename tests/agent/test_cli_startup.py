@@ -1,4 +1,4 @@
-"""`gosling --help` and `--version` stay fast: no SDK, rich, pydantic or jinja2 import."""
+"""`gosling --help` and `--version` stay fast: no SDK, rich, pydantic, jinja2 or parser import."""
 
 from __future__ import annotations
 
@@ -7,7 +7,18 @@ import sys
 
 import pytest
 
-HEAVY = ["anthropic", "openai", "mcp", "rich", "prompt_toolkit", "pydantic", "jinja2", "tiktoken"]
+HEAVY = [
+    "anthropic",
+    "openai",
+    "mcp",
+    "rich",
+    "prompt_toolkit",
+    "pydantic",
+    "jinja2",
+    "tiktoken",
+    "tree_sitter",
+    "tree_sitter_bash",
+]
 
 PROBE = """
 import sys

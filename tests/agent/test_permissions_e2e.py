@@ -58,9 +58,7 @@ def test_a_deny_rule_on_rm_holds_against_an_absolute_path(
     repo: Path, server: FakeLLMServer
 ) -> None:
     user_rules(deny=["developer__shell(rm)"])
-    server.add(
-        tool("developer__shell", command="ls a#; /bin/rm hello.txt"), Turn(text="done")
-    )
+    server.add(tool("developer__shell", command="ls a#; /bin/rm hello.txt"), Turn(text="done"))
     result = gosling(run_args(server, "anthropic", "--mode", "auto", "-t", "clean up"), repo)
     assert (repo / "hello.txt").exists()
     assert "Permission denied" in str(server.model_requests()[1].body), result.stderr

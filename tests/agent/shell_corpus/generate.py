@@ -180,7 +180,9 @@ class Generator:
     def heredoc(self, depth: int) -> str:
         delimiter = self.rng.choice(("EOF", "'EOF'", '"EOF"', "-EOF"))
         plain = delimiter.strip("'\"-")
-        body = self.rng.choice(("hi $(touch hd)", "`rm -f x`", "a; rm x", "#c", "$(" + self.simple() + ")"))
+        body = self.rng.choice(
+            ("hi $(touch hd)", "`rm -f x`", "a; rm x", "#c", "$(" + self.simple() + ")")
+        )
         tail = self.rng.choice(("", " | cat", " > hdout", f"; {self.statement(depth)}"))
         return f"{self.rng.choice(('cat', 'rm', 'ls'))} <<{delimiter}{tail}\n{body}\n{plain}"
 

@@ -29,7 +29,8 @@ DRIVER = """
 root="$1"; first="$2"; end="$3"
 for ((i = first; i < end; i++)); do
   cd "$root/$i" || continue
-  ORACLE_LOG="$root/$i.log" timeout -s KILL 5 bash -c "$(< "$root/$i.cmd")" </dev/null >/dev/null 2>&1
+  ORACLE_LOG="$root/$i.log" timeout -s KILL 5 bash -c "$(< "$root/$i.cmd")" \\
+    </dev/null 2>&1
 done
 """
 
@@ -93,7 +94,7 @@ def run_batch(
     driver = root / "driver.sh"
     driver.write_text(DRIVER)
     step = -(-len(commands) // workers)
-    # Output goes through pipes: they stay open until background jobs finish writing to them.
+    # Output goes through pipes, which stay open until background jobs (`rm x &`) finish.
     drivers = [
         subprocess.Popen(
             ["bash", str(driver), str(root), str(first), str(min(first + step, len(commands)))],
