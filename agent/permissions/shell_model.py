@@ -33,6 +33,10 @@ SAFE_VARIABLES = frozenset(
         "RUST_BACKTRACE",
     }
 )
+CODE_VARIABLES = frozenset(
+    {"PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV", "SHELLOPTS"}
+)
+"""Variables whose value bash itself may run as code (`PS4` under `set -x`, `BASH_ENV`)."""
 _LOCAL_NAME = re.compile(r"^[a-z][a-z0-9]*$")
 
 

@@ -15,7 +15,12 @@ import functools
 import re
 from typing import Any
 
-from agent.permissions.shell_model import ShellAnalysis, Word, assignment_is_harmless
+from agent.permissions.shell_model import (
+    CODE_VARIABLES,
+    ShellAnalysis,
+    Word,
+    assignment_is_harmless,
+)
 from agent.permissions.shell_words import Node, static_value
 from agent.permissions.shell_wrappers import analyse_argv
 
@@ -119,6 +124,10 @@ _RESERVED = frozenset(
 program names (`! if true; then rm x; fi`), and such a tree cannot be trusted."""
 _BARE_NEWLINE = re.compile(r"(?:^|[^\\])(?:\\\\)*\n")
 """A newline in an unquoted word that no backslash escapes: tree-sitter glued two lines."""
+_TEXT_LEAVES = frozenset({"word", "regex", "string_content", "extglob_pattern"})
+"""Leaves that bash may still expand; a backtick or `$(` left in them was not parsed."""
+_UNPARSED_DOLLAR_PAREN = re.compile(r"(?:^|[^\\])(?:\\\\)*\$\(")
+_PROMPT_EXPANSION = re.compile(r"@P\}$")
 _ARITHMETIC = frozenset({"arithmetic_expansion", "c_style_for_statement"})
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 
@@ -204,6 +213,10 @@ class _Walker:
             return
         if kind == "word" and _BARE_NEWLINE.search(node.text.decode("utf-8", "surrogateescape")):
             self.out.unknowns.append("a line break inside a word")
+        if kind in _TEXT_LEAVES:
+            self._unparsed_substitutions(node)
+        if kind == "expansion" and _PROMPT_EXPANSION.search(node.text.decode()):
+            self.out.unknowns.append("${var@P} runs the code in a variable")
         if kind in ("raw_string", "ansi_c_string", "string_content", "word"):
             value = static_value(node) if kind != "string_content" else node.text.decode()
             if value is not None and _SUBSCRIPT_CODE.search(value):
@@ -226,6 +239,20 @@ class _Walker:
             self._children(node, depth)
         elif kind not in _LEAVES:
             self.out.unknowns.append(f"unsupported shell syntax ({kind})")
+
+    def _unparsed_substitutions(self, node: Node) -> None:
+        """tree-sitter leaves some backticks (`${v:-`cmd`}`) as plain text; bash runs them."""
+        text = node.text.decode("utf-8", "surrogateescape")
+        if _UNPARSED_DOLLAR_PAREN.search(text):
+            self.out.unknowns.append("a command substitution the parser did not read")
+        if "`" not in text:
+            return
+        pieces = _backtick_code(text)
+        if pieces is None:
+            self.out.unknowns.append("an unbalanced backtick")
+            return
+        for code in pieces:
+            self.out.merge(_analyse(code, self.nesting + 1))
 
     def _heredoc(self, node: Node, depth: int) -> None:
         """tree-sitter leaves backticks in an unquoted here-doc body as text; bash runs them."""
@@ -278,7 +305,7 @@ class _Walker:
                 self._children(child, depth)
                 argv.append(None)
             elif child.type == "variable_name":
-                harmless = harmless and assignment_is_harmless(child.text.decode())
+                harmless = harmless and self._name_is_harmless(child)
                 argv.append(child.text.decode())
             elif child.type in ("file_redirect", "herestring_redirect"):
                 self._redirect(child, depth)
@@ -299,6 +326,8 @@ class _Walker:
         self._children(node, depth)
 
     def _name_is_harmless(self, name: Node) -> bool:
+        if name.text.decode() in CODE_VARIABLES:
+            self.out.unknowns.append(f"it sets {name.text.decode()}, whose value bash may run")
         if name.type == "subscript":
             return False
         return name.type == "variable_name" and assignment_is_harmless(name.text.decode())

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent.permissions.shell_model import (
+    CODE_VARIABLES,
     Invocation,
     ShellAnalysis,
     Word,
@@ -207,6 +208,8 @@ def _env_operands(rest: list[Word], seen: dict[str, Word], out: ShellAnalysis) -
         raise Unjudgeable("env -S splits a string into a command")
     while rest and rest[0] is not None and "=" in rest[0] and not rest[0].startswith("="):
         variable = rest[0].split("=", 1)[0]
+        if variable in CODE_VARIABLES:
+            raise Unjudgeable(f"it sets {variable}, whose value bash may run")
         if not assignment_is_harmless(variable):
             out.effects.append(f"it sets {variable} for the program")
         rest = rest[1:]

@@ -90,6 +90,10 @@ def test_a_hash_inside_a_word_does_not_hide_the_next_command(mode: PermissionMod
         "[[ -f a ]] && rm x",
         "ls > $(rm x)",
         "trap 'rm x' EXIT",
+        'echo "${v:-`rm x`}"',
+        "echo ${v/a/`rm x`}",
+        "case $(rm x) in *) ;; esac",
+        "for f in `rm x`; do :; done",
     ],
 )
 def test_deny_rules_see_every_program_that_runs(command: str) -> None:
@@ -116,6 +120,11 @@ def test_deny_rules_see_every_program_that_runs(command: str) -> None:
         "ls\\\nrm x",
         "echo 'unbalanced",
         "x='a[$(rm y)]'; echo $((x))",
+        "[[ 'a[$(rm y)]' -eq 0 ]]",
+        "PS4='$(rm x)' bash -xc ls",
+        "v='$(rm x)'; echo ${v@P}",
+        "BASH_ENV=./evil bash -c ls",
+        "! if true; then rm x; fi",
     ],
 )
 def test_what_cannot_be_judged_asks_when_a_deny_rule_might_be_passed(command: str) -> None:
