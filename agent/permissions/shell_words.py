@@ -52,7 +52,7 @@ def _parts(node: Node) -> list[tuple[str, bool]] | None:
     kind = node.type
     text = node.text.decode("utf-8", "surrogateescape")
     if kind in ("word", "number"):
-        return [(_unescape_unquoted(text), False)] if kind == "word" else [(text, False)]
+        return [(_unescape(text, None), False)] if kind == "word" else [(text, False)]
     if kind == "raw_string":
         return [(text[1:-1], True)]
     if kind == "ansi_c_string":
@@ -60,7 +60,7 @@ def _parts(node: Node) -> list[tuple[str, bool]] | None:
     if kind == "string":
         if any(child.type != "string_content" for child in node.named_children):
             return None
-        return [(_unescape_double_quoted(text[1:-1]), True)]
+        return [(_unescape(text[1:-1], '$`"\\\n'), True)]
     if kind == "concatenation":
         pieces: list[tuple[str, bool]] = []
         for child in node.named_children:
@@ -72,31 +72,21 @@ def _parts(node: Node) -> list[tuple[str, bool]] | None:
     return None
 
 
-def _unescape_unquoted(text: str) -> str:
+def _unescape(text: str, escapable: str | None) -> str:
+    """Remove backslashes as bash does: before any character outside quotes (`escapable`
+    None), only before `$`, backtick, `"`, backslash and newline inside double quotes.
+    A backslash-newline disappears entirely."""
     out: list[str] = []
     index = 0
     while index < len(text):
         char = text[index]
         if char == "\\" and index + 1 < len(text):
-            if text[index + 1] != "\n":
-                out.append(text[index + 1])
-            index += 2
-            continue
-        out.append(char)
-        index += 1
-    return "".join(out)
-
-
-def _unescape_double_quoted(text: str) -> str:
-    out: list[str] = []
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char == "\\" and index + 1 < len(text) and text[index + 1] in '$`"\\\n':
-            if text[index + 1] != "\n":
-                out.append(text[index + 1])
-            index += 2
-            continue
+            following = text[index + 1]
+            if escapable is None or following in escapable:
+                if following != "\n":
+                    out.append(following)
+                index += 2
+                continue
         out.append(char)
         index += 1
     return "".join(out)
