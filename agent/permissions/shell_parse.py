@@ -128,8 +128,6 @@ _TEXT_LEAVES = frozenset({"word", "regex", "string_content", "extglob_pattern"})
 """Leaves that bash may still expand; a backtick or `$(` left in them was not parsed."""
 _UNPARSED_DOLLAR_PAREN = re.compile(r"(?:^|[^\\])(?:\\\\)*\$\(")
 _PROMPT_EXPANSION = re.compile(r"@P\}$")
-_ARITHMETIC = frozenset({"arithmetic_expansion", "c_style_for_statement"})
-_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 
 
 @functools.cache
@@ -143,7 +141,10 @@ def _parser() -> Any:
 @functools.lru_cache(maxsize=2048)
 def analyse(command: str) -> ShellAnalysis:
     """Everything `command` would run, write or leave unjudgeable (cached per string)."""
-    return _analyse(command, 0)
+    try:
+        return _analyse(command, 0)
+    except RecursionError:
+        return ShellAnalysis(unknowns=["it is nested too deeply"])
 
 
 def _analyse(command: str, nesting: int) -> ShellAnalysis:
@@ -193,14 +194,9 @@ class _Walker:
     def __init__(self, out: ShellAnalysis, nesting: int) -> None:
         self.out = out
         self.nesting = nesting
-        self.arithmetic = False
-        self.code_in_text = False
 
     def walk(self, node: Node, depth: int) -> None:
         self._visit(node, depth)
-        if self.arithmetic and self.code_in_text:
-            self.out.unknowns.append("arithmetic could run code hidden in a string")
-            self.arithmetic = self.code_in_text = False
 
     def _visit(self, node: Node, depth: int) -> None:
         if depth > MAX_TREE_DEPTH:
@@ -208,8 +204,6 @@ class _Walker:
             return
         kind = node.type
         if not node.is_named:
-            if kind == "((":
-                self.arithmetic = True
             return
         if kind == "word" and _BARE_NEWLINE.search(node.text.decode("utf-8", "surrogateescape")):
             self.out.unknowns.append("a line break inside a word")
@@ -220,11 +214,8 @@ class _Walker:
         if kind in ("raw_string", "ansi_c_string", "string_content", "word"):
             value = static_value(node) if kind != "string_content" else node.text.decode()
             if value is not None and _SUBSCRIPT_CODE.search(value):
-                self.code_in_text = True
-        if kind in _ARITHMETIC or (
-            kind == "test_operator" and node.text.decode() in _ARITHMETIC_TESTS
-        ):
-            self.arithmetic = True
+                # `let`, `(( ))`, `[[ -eq ]]`, `unset`, `printf -v`, `read` evaluate it.
+                self.out.unknowns.append("text that bash may run as an array subscript")
         if kind == "heredoc_redirect":
             self._heredoc(node, depth)
         elif kind == "command":

@@ -28,8 +28,11 @@ ParseFn = Callable[[str, int], ShellAnalysis]
 NEUTRAL = frozenset({"cd", "pushd", "popd", "true", "false", ":", "pwd", "echo", "test", "["})
 """Builtins with no effect beyond the shell itself: no allow rule needs to name them."""
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh"})
-OPAQUE = frozenset({"source", ".", "fc"})
-"""Builtins that run code we cannot see."""
+OPAQUE = frozenset({"source", ".", "fc", "alias", "enable"})
+"""Builtins that run code we cannot see, or change what a later name runs (`alias ls=rm`
+with expand_aliases, `enable -f lib.so`)."""
+REBINDING = {"hash": "-p", "shopt": "expand_aliases", "mapfile": "-C", "readarray": "-C"}
+"""Builtins that, given this word, rebind a name or run a callback string."""
 FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 FIND_WRITES = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 
@@ -240,7 +243,10 @@ def _program(
     transparent = program in NEUTRAL or program in SHELLS or program in _CODE_RUNNERS
     out.invocations.append(Invocation(tuple(argv), open_tail, needs_allow=not transparent))
     if program in OPAQUE:
-        raise Unjudgeable(f"{program} runs a file whose commands cannot be seen")
+        raise Unjudgeable(f"{program} runs or binds code that cannot be seen")
+    marker = REBINDING.get(program)
+    if marker is not None and any(w is None or w.startswith(marker) for w in argv[1:]):
+        raise Unjudgeable(f"{program} {marker} changes what a later command runs")
     if program in SHELLS:
         _shell(program, argv[1:], depth, parse, out)
     elif program == "eval":

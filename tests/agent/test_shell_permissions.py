@@ -125,6 +125,13 @@ def test_deny_rules_see_every_program_that_runs(command: str) -> None:
         "v='$(rm x)'; echo ${v@P}",
         "BASH_ENV=./evil bash -c ls",
         "! if true; then rm x; fi",
+        "(" * 300 + "ls" + ")" * 300,
+        "ls " + "a" * 100_001,
+        "let 'a[$(rm x)]=1'",
+        "hash -p /bin/rm ls; ls x",
+        "shopt -s expand_aliases\nalias ls=rm\nls x",
+        "mapfile -C 'rm x' -c 1 < a",
+        "enable -f ./evil.so ls",
     ],
 )
 def test_what_cannot_be_judged_asks_when_a_deny_rule_might_be_passed(command: str) -> None:
