@@ -32,7 +32,7 @@ MAX_TREE_DEPTH = 200
 _GLUED_CONTINUATION = re.compile(r"(?<![\s\\])\\\n(?!\s)")
 """tree-sitter splits `ls\\<newline>rm` into two words; bash joins them into `lsrm`."""
 _SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(\$\(|`)")
-"""`a[$(cmd)]` in a name or arithmetic text: bash runs cmd when it evaluates the subscript."""
+"""`a[$(cmd)]` in any text: bash runs cmd if the text is ever evaluated as a subscript."""
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "&>|"})
 _STRUCTURE = frozenset(
@@ -196,9 +196,6 @@ class _Walker:
         self.nesting = nesting
 
     def walk(self, node: Node, depth: int) -> None:
-        self._visit(node, depth)
-
-    def _visit(self, node: Node, depth: int) -> None:
         if depth > MAX_TREE_DEPTH:
             self.out.unknowns.append("it is nested too deeply")
             return
@@ -259,10 +256,9 @@ class _Walker:
         for code in pieces:
             self.out.merge(_analyse(code, self.nesting + 1))
 
-    def _children(self, node: Node, depth: int, skip: Node | None = None) -> None:
+    def _children(self, node: Node, depth: int) -> None:
         for child in node.children:
-            if skip is None or child.id != skip.id:
-                self._visit(child, depth + 1)
+            self.walk(child, depth + 1)
 
     def _command(self, node: Node, depth: int) -> None:
         argv: list[Word] = []
@@ -281,7 +277,7 @@ class _Walker:
                 continue
             else:
                 argv.append(static_value(child))
-                self._visit(child, depth + 1)
+                self.walk(child, depth + 1)
         if argv:
             self.out.merge(analyse_argv(argv, self.nesting, _analyse))
 
@@ -304,7 +300,7 @@ class _Walker:
                 value = static_value(child)
                 harmless = harmless and value is not None and value.startswith("-")
                 argv.append(value)
-                self._visit(child, depth + 1)
+                self.walk(child, depth + 1)
         if harmless:
             return
         self.out.merge(analyse_argv(argv, self.nesting, _analyse))
