@@ -19,6 +19,7 @@ from agent.permissions.shell_model import (
     ShellAnalysis,
     Word,
     assignment_is_harmless,
+    base_name,
     program_name,
 )
 
@@ -180,14 +181,16 @@ def _expand(
         name = argv[0]
         if name is None:
             raise Unjudgeable("the program name is only known at run time")
-        program = program_name(name)
+        # A wrapper elsewhere than a system dir (`./env`) is still seen through, so deny
+        # rules catch what it runs, but an allow rule must name the file itself.
+        program = base_name(name)
+        local = program_name(name) != program
         spec = _SPECS.get(program)
         if spec is None:
-            _program(program, argv, depth, parse, out, open_tail=open_tail)
+            _program(program, argv, depth, parse, out, open_tail=open_tail, local=local)
             return
-        out.invocations.append(
-            Invocation(tuple(argv), open_tail, needs_allow=program in _NEEDS_OWN_ALLOW)
-        )
+        own_allow = local or program in _NEEDS_OWN_ALLOW
+        out.invocations.append(Invocation(tuple(argv), open_tail, needs_allow=own_allow))
         start, seen = skip_options(argv[1:], spec)
         rest = argv[1 + start :]
         if program == "command" and ("v" in seen or "V" in seen):
@@ -238,10 +241,12 @@ def _program(
     out: ShellAnalysis,
     *,
     open_tail: bool,
+    local: bool,
 ) -> None:
     """A program that is not a wrapper: itself, plus any code it is handed to run."""
     transparent = program in NEUTRAL or program in SHELLS or program in _CODE_RUNNERS
-    out.invocations.append(Invocation(tuple(argv), open_tail, needs_allow=not transparent))
+    needs_allow = local or not transparent
+    out.invocations.append(Invocation(tuple(argv), open_tail, needs_allow=needs_allow))
     if program in OPAQUE:
         raise Unjudgeable(f"{program} runs or binds code that cannot be seen")
     marker = REBINDING.get(program)
