@@ -233,14 +233,8 @@ class _Walker:
         text = node.text.decode("utf-8", "surrogateescape")
         if _UNPARSED_DOLLAR_PAREN.search(text):
             self.out.unknowns.append("a command substitution the parser did not read")
-        if "`" not in text:
-            return
-        pieces = _backtick_code(text)
-        if pieces is None:
-            self.out.unknowns.append("an unbalanced backtick")
-            return
-        for code in pieces:
-            self.out.merge(_analyse(code, self.nesting + 1))
+        if "`" in text:
+            self._backticks(text)
 
     def _heredoc(self, node: Node, depth: int) -> None:
         """tree-sitter leaves backticks in an unquoted here-doc body as text; bash runs them."""
@@ -249,9 +243,12 @@ class _Walker:
         body = next((c for c in node.children if c.type == "heredoc_body"), None)
         if start is None or body is None or any(q in start.text.decode() for q in "'\"\\"):
             return
-        pieces = _backtick_code(body.text.decode("utf-8", "surrogateescape"))
+        self._backticks(body.text.decode("utf-8", "surrogateescape"))
+
+    def _backticks(self, text: str) -> None:
+        pieces = _backtick_code(text)
         if pieces is None:
-            self.out.unknowns.append("an unbalanced backtick in a here-doc")
+            self.out.unknowns.append("an unbalanced backtick")
             return
         for code in pieces:
             self.out.merge(_analyse(code, self.nesting + 1))
