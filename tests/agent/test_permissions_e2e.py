@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from prompts.locations import user_dirs
-from tests.agent.test_run_e2e import gosling, run_args, tool
+from tests.agent.test_run_e2e import gosling, repo, run_args, server, tool
 from tests.fakes import FakeLLMServer, Turn
 
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    work = tmp_path / "repo"
-    work.mkdir()
-    (work / "a#").write_text("listed\n")
-    (work / "hello.txt").write_text("hello\n")
-    return work
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as fake:
-        yield fake
+__all__ = ["repo", "server"]  # fixtures shared with test_run_e2e
 
 
 def user_rules(**lists: list[str]) -> None:
@@ -48,6 +34,7 @@ def test_a_hash_in_a_word_cannot_smuggle_a_command_past_an_allow_rule(
 
 def test_the_allow_rule_still_runs_what_it_names(repo: Path, server: FakeLLMServer) -> None:
     user_rules(allow=["developer__shell(ls)"])
+    (repo / "a#").write_text("listed\n")
     server.add(tool("developer__shell", command="ls a#"), Turn(text="done"))
     result = gosling(run_args(server, "anthropic", "--mode", "approve", "-t", "list"), repo)
     assert result.returncode == 0, result.stderr
