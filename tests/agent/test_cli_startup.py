@@ -1,4 +1,4 @@
-"""`gosling --help` and `--version` stay fast: no SDK, rich, pydantic or jinja2 import."""
+"""`gosling --help` and `--version` stay fast: no SDK, rich, pydantic, jinja2 or parser import."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ HEAVY = [
     "jinja2",
     "tiktoken",
     "ray",
+    "tree_sitter",
+    "tree_sitter_bash",
 ]
 
 PROBE = """

@@ -1,0 +1,46 @@
+"""Whether a tool call may run: modes, rules (deny > ask > allow) and one pure `decide`.
+
+| module | owns |
+|---|---|
+| `rules.py` | `PermissionMode`, `Verdict`, `Decision`, `PermissionRule` and its config syntax |
+| `decide.py` | `decide` (rules, then the mode), `headless`, `denied_result` |
+| `shell_parse.py` | a shell command parsed with tree-sitter-bash into `ShellAnalysis` |
+| `shell_words.py` | one bash word's static value (quotes and escapes removed) |
+| `shell_wrappers.py` | wrappers seen through (`env`, `sudo`, `xargs`, `sh -c`, `find -exec`) |
+| `shell_model.py` | `Invocation` and `ShellAnalysis` |
+| `shell_verdict.py` | shell rules judged against every invocation |
+
+The tree-sitter parser is imported on the first shell decision, never at import time.
+"""
+
+from __future__ import annotations
+
+from agent.permissions.decide import decide, denied_result, headless
+from agent.permissions.rules import (
+    DEFAULT_RULES,
+    PATH_ARGUMENTS,
+    Decision,
+    PermissionMode,
+    PermissionRule,
+    PermissionSettings,
+    Verdict,
+    is_shell_tool,
+    parse_mode,
+    rules_from_lists,
+)
+
+__all__ = [
+    "DEFAULT_RULES",
+    "PATH_ARGUMENTS",
+    "Decision",
+    "PermissionMode",
+    "PermissionRule",
+    "PermissionSettings",
+    "Verdict",
+    "decide",
+    "denied_result",
+    "headless",
+    "is_shell_tool",
+    "parse_mode",
+    "rules_from_lists",
+]
