@@ -52,6 +52,7 @@ from context_mgmt.errors import CompactionFailed
 from context_mgmt.masking import MASK_BATCH_SIZE, MaskingPresenter, messages_to_mask
 from context_mgmt.pair_summarizer import ToolPairSummarizer
 from context_mgmt.tokens import TokenCounter
+from context_mgmt.tool_pairs import ends_with_misplaced_note
 from conversation import Message, MessageMetadata
 from providers import ContextLengthExceeded, Provider, ToolSpec, Usage
 from sessions.records import UsageKind, UsageRecord
@@ -201,7 +202,7 @@ class ContextPipeline:
         usage: list[UsageRecord] = []
         if self.pairs is not None:
             current: Sequence[Message] = messages
-            if self.pairs.ready:
+            if self.pairs.ready or ends_with_misplaced_note(current):
                 if flips:
                     current = [
                         m.with_metadata(flips[m.id]) if m.id in flips else m for m in current

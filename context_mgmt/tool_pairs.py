@@ -220,6 +220,22 @@ def _note(
     return Message(role="user", content=tuple(parts), metadata=meta, created=created)
 
 
+def ends_with_misplaced_note(messages: Sequence[Message]) -> bool:
+    """Whether the newest note is followed by something other than the model's reply (a turn
+    stopped after the note was added, then the user wrote): the next application must park
+    it even when no summary is ready. Looks only at the tail after the last assistant reply."""
+    after: Message | None = None
+    for message in reversed(messages):
+        if not message.metadata.agent_visible:
+            continue
+        if _is_note(message):
+            return after is not None and after.role != "assistant"
+        if message.role == "assistant":
+            return False
+        after = message
+    return False
+
+
 def _is_note(message: Message) -> bool:
     return message.metadata.kind == TOOL_SUMMARY_KIND
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from agent.agent import Agent
@@ -159,6 +159,20 @@ async def _scenario(plan: list[tuple[Op, int, int]], config: Settings, window: i
 
 @settings(max_examples=60, deadline=None)
 @given(steps, knobs, windows)
+@example(  # a note added before a stopped turn, then the user's next message: park it
+    plan=[
+        ("tools", 1, 0),
+        ("tools", 3, 0),
+        ("tools", 3, 0),
+        ("tools", 1, 1),
+        ("answer", 0, 0),
+        ("tools", 0, 0),
+        ("stop", 0, 0),
+        ("tools", 0, 0),
+    ],
+    config={"context_strategy": "summarize", "mask_keep_last": 0, "tool_call_cutoff": 1},
+    window=3_000,
+)
 def test_any_session_through_the_pipeline_keeps_the_request_valid_and_loses_nothing(
     plan: list[tuple[Op, int, int]], config: dict[str, object], window: int
 ) -> None:
