@@ -22,6 +22,7 @@ from agent.tools.extension_config import ExtensionConfig, parse_extension_spec
 from agent.tools.manager import ExtensionEvent, ExtensionManager
 from agent.tools.mcp_json import load_mcp_json
 from agent.tools.recall import context_extension
+from agent.tools.spill import sweep_spill_files
 from prompts.locations import user_dirs
 from providers import Provider
 from sessions import SqliteSessionStore
@@ -122,6 +123,7 @@ async def build_runtime(
     working_dir = (working_dir or Path.cwd()).resolve()
     extras = extras or RunExtras()
     settings = extras.apply(load_settings(working_dir, flags=flags).settings)
+    sweep_spill_files()
     provider = provider or choose_provider(settings)
     store = open_store() if use_store else None
     dirs = user_dirs()

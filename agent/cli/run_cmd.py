@@ -210,7 +210,7 @@ async def _run(request: RunRequest) -> int:
     renderer = HeadlessRenderer(request.output_format, quiet=request.quiet)
 
     def extension_event(event: Any) -> None:
-        renderer.err.write(f"extension {event.extension}: {event.message}\n")
+        renderer.note(f"extension {event.extension}: {event.message}")
 
     try:
         runtime = await build_runtime(
@@ -229,10 +229,10 @@ async def _run(request: RunRequest) -> int:
         NoProviderFound,
         ExtensionConfigError,
     ) as exc:
-        click.echo(error_line(str(exc)), err=True)
+        renderer.note(error_line(str(exc)))
         return EXIT_USAGE
     except (ProviderError, SessionStoreError) as exc:
-        click.echo(error_line(str(exc)), err=True)
+        renderer.note(error_line(str(exc)))
         return EXIT_ERROR
     if runtime.sandbox.warning:
         renderer.err.write(f"warning: {runtime.sandbox.warning}\n")
@@ -247,7 +247,7 @@ async def _run(request: RunRequest) -> int:
                 target = resume_target(runtime.store, working_dir, request.resume)
                 session = agent.resume_session(target)
         except (SessionStoreError, LookupError) as exc:
-            click.echo(error_line(str(exc).strip("'\"")), err=True)
+            renderer.note(error_line(str(exc).strip("'\"")))
             return EXIT_ERROR
         renderer.start(
             {
