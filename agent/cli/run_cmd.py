@@ -24,6 +24,7 @@ from agent.cli.options import (
     resume_request,
     run_extras,
     sandbox_option,
+    trust_option,
 )
 
 if TYPE_CHECKING:
@@ -106,6 +107,7 @@ def session_name_from(prompt: str, width: int = 60) -> str:
     help="Also write the final answer to FILE.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Text mode: print only the answer.")
+@trust_option
 @model_options
 @agent_options
 @sandbox_option
@@ -128,6 +130,7 @@ def run_command(
     as_json: bool,
     last_message_file: Path | None,
     quiet: bool,
+    trust_project: bool,
     working_dir: Path | None,
     append_system_prompt: str | None,
     instructions_file: Path | None,
@@ -170,6 +173,7 @@ def run_command(
         extras=run_extras(
             append_system_prompt, instructions_file, allowed_tools, disallowed_tools, mcp_configs
         ),
+        trust_project=trust_project,
     )
     sys.exit(asyncio.run(_run(request)))
 
@@ -190,6 +194,8 @@ class RunRequest:
     working_dir: Path | None
     last_message_file: Path | None
     extras: RunExtras
+    trust_project: bool = False
+    """Apply the project config as trusted for this run (`--trust-project`)."""
 
 
 async def _run(request: RunRequest) -> int:
@@ -220,6 +226,8 @@ async def _run(request: RunRequest) -> int:
             with_extensions=request.extensions,
             on_extension_event=extension_event,
             extras=request.extras,
+            trust_project=request.trust_project,
+            on_warning=None if request.quiet else lambda line: renderer.note(f"warning: {line}"),
         )
     except (
         ConfigError,
