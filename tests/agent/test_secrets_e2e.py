@@ -94,7 +94,6 @@ def test_twelve_planted_credentials_never_reach_an_artifact(
         sent = b"".join(repr(r.body).encode() for r in server.model_requests())
     assert result.returncode == 1, result.stderr
     assert '"type": "tool_result"' in result.stdout
-    assert "[REDACTED:AWS_SECRET_ACCESS_KEY]" in result.stdout  # the output was there, redacted
     assert "rate_limit_error" in (home / "state" / "logs" / "gosling.log").read_text()
 
     session_id = next(s.id for s in reader.list_sessions())
@@ -105,7 +104,8 @@ def test_twelve_planted_credentials_never_reach_an_artifact(
         assert done.returncode == 0, done.stderr
         exports[fmt] = out.read_bytes()
     wal = home / "data" / "sessions.db-wal"
-    spills = list((home / "state" / "sessions" / session_id / "spill").iterdir())
+    spill_dir = home / "state" / "sessions" / session_id / "spill"
+    spills = list(spill_dir.iterdir()) if spill_dir.is_dir() else []
     assert spills, "the long output was not spilled"
     for spill in spills:
         assert stat.S_IMODE(spill.stat().st_mode) == 0o600
@@ -126,6 +126,7 @@ def test_twelve_planted_credentials_never_reach_an_artifact(
     assert len(artifacts["sessions.db-wal"]) > 0
     found = {name: leaks(data) for name, data in artifacts.items() if leaks(data)}
     assert found == {}
+    assert "[REDACTED:AWS_SECRET_ACCESS_KEY]" in result.stdout  # the output was there, redacted
 
 
 def test_removing_a_session_removes_its_spill_files(tmp_path: Path, _isolated_home: Path) -> None:
