@@ -51,7 +51,10 @@ def test_aws_secret_next_to_its_key_id_and_labelled() -> None:
 
 
 def test_pem_private_key_blocks_plain_and_json_escaped() -> None:
-    block = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAA\n-----END OPENSSH PRIVATE KEY-----"
+    block = (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAA\n"
+        "-----END OPENSSH PRIVATE KEY-----"
+    )
     redactor = Redactor({})
     assert redactor.redact(f"key:\n{block}\nafter") == "key:\n[REDACTED:private-key]\nafter"
     as_json = json.dumps({"out": block})
