@@ -289,8 +289,10 @@ async def _run(request: RunRequest) -> int:
 
 
 def _write_last_message(path: Path, text: str) -> None:
+    from redact import redact
+
     try:
-        path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+        path.write_text(redact(text.rstrip("\n")) + "\n", encoding="utf-8")
     except OSError as exc:
         click.echo(f"error: cannot write the final answer to {path}: {exc}", err=True)
 

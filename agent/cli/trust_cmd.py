@@ -55,7 +55,7 @@ def trust_command(directory: Path | None, list_: bool, revoke: bool) -> None:
 
 def _trust(store: TrustStore, target: Path) -> None:
     from agent.config import ConfigError, find_project_config, read_config_file
-    from agent.trust import project_files
+    from agent.trust import file_digest, project_files
     from agent.untrusted_config import describe_values
 
     if not target.is_dir():
@@ -67,6 +67,7 @@ def _trust(store: TrustStore, target: Path) -> None:
             "nothing to trust"
         )
     root = config.parent.parent.resolve()
+    shown = file_digest(config)
     try:
         data = read_config_file(config)
     except ConfigError as exc:
@@ -74,5 +75,8 @@ def _trust(store: TrustStore, target: Path) -> None:
     click.echo(f"{config} sets:")
     for line in describe_values(data) or ["(nothing)"]:
         click.echo(f"  {line}")
-    store.trust(root, project_files(root))
+    entry = store.trust(root, project_files(root))
+    if shown not in entry.files.values():  # changed between showing and recording it
+        store.revoke(root)
+        raise click.ClickException(f"{config} changed while it was shown; run this again")
     click.echo(f"trusted {root}; the file applies until it changes")

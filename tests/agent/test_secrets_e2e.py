@@ -106,11 +106,6 @@ def test_twelve_planted_credentials_never_reach_an_artifact(
     wal = home / "data" / "sessions.db-wal"
     spill_dir = home / "state" / "sessions" / session_id / "spill"
     spills = list(spill_dir.iterdir()) if spill_dir.is_dir() else []
-    assert spills, "the long output was not spilled"
-    for spill in spills:
-        assert stat.S_IMODE(spill.stat().st_mode) == 0o600
-    assert b"3000" in spills[0].read_bytes() + spills[-1].read_bytes()
-
     artifacts = {
         "sessions.db": (home / "data" / "sessions.db").read_bytes(),
         "sessions.db-wal": wal.read_bytes(),
@@ -126,7 +121,14 @@ def test_twelve_planted_credentials_never_reach_an_artifact(
     assert len(artifacts["sessions.db-wal"]) > 0
     found = {name: leaks(data) for name, data in artifacts.items() if leaks(data)}
     assert found == {}
-    assert "[REDACTED:AWS_SECRET_ACCESS_KEY]" in result.stdout  # the output was there, redacted
+    assert spills, "the long output was not spilled into the session's directory"
+    for spill in spills:
+        assert stat.S_IMODE(spill.stat().st_mode) == 0o600
+    assert b"3000" in spills[0].read_bytes() + spills[-1].read_bytes()
+    # The secrets were there, redacted: in the stored tool output and the error line.
+    assert b"[REDACTED:AWS_SECRET_ACCESS_KEY]" in exports["jsonl"]
+    assert b"[REDACTED:private-key]" in exports["jsonl"]
+    assert "[REDACTED:ANTHROPIC_API_KEY]" in result.stdout
 
 
 def test_removing_a_session_removes_its_spill_files(tmp_path: Path, _isolated_home: Path) -> None:
