@@ -2,9 +2,10 @@
 
 A command can print gigabytes; the model gets at most `max_lines` lines and `max_bytes`
 bytes of each stream (the tail, where errors and summaries usually are) and the path of a
-file holding everything, redacted (`agent.tools.spill`). Memory stays bounded: once over the cap, chunks go to the file and
-only a rolling tail stays in memory, plus the head of the line that tail starts in, so that
-one enormous line is shown as its head and tail with its length, never as nothing.
+file holding everything, redacted (`agent.tools.spill`). Memory stays bounded: once over
+the cap, chunks go to the file and only a rolling tail stays in memory, plus the head of the
+line that tail starts in, so that one enormous line is shown as its head and tail with its
+length, never as nothing.
 """
 
 from __future__ import annotations
