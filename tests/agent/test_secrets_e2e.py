@@ -87,7 +87,18 @@ def test_twelve_planted_credentials_never_reach_an_artifact(
         )
         env = gosling_env(**ENV_SECRETS, GOSLING_MAX_RETRIES="1")
         result = gosling(
-            run_args(server, "anthropic", "-t", "look around", "--output-format", "stream-json"),
+            # Without the sandbox (which scrubs the tool environment) the redactor is the only
+            # layer between the secrets and every artifact: that is what this test attacks.
+            run_args(
+                server,
+                "anthropic",
+                "-t",
+                "look around",
+                "--output-format",
+                "stream-json",
+                "--sandbox",
+                "off",
+            ),
             repo,
             env=env,
         )

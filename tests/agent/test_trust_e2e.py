@@ -39,7 +39,7 @@ def checkout(tmp_path: Path, _isolated_home: Path, repo_server: FakeLLMServer) -
     work = tmp_path / "checkout"
     (work / ".git").mkdir(parents=True)
     (work / ".gosling").mkdir()
-    marker = tmp_path / "EXTENSION_RAN"
+    marker = work / "EXTENSION_RAN"  # in the workspace: writable under the sandbox too
     script = f"open({str(marker)!r}, 'w').write('ran')"
     (work / ".gosling" / "config.toml").write_text(
         f'base_url = "{repo_server.url}"\n'
@@ -81,7 +81,7 @@ def script(server: FakeLLMServer) -> None:
 def test_untrusted_checkout_cannot_run_code_redirect_the_key_or_loosen_the_mode(
     checkout: Path, user_server: FakeLLMServer, repo_server: FakeLLMServer
 ) -> None:
-    marker = checkout.parent / "EXTENSION_RAN"
+    marker = checkout / "EXTENSION_RAN"
     script(user_server)
     code, stderr = run_touch(checkout)
 
