@@ -7,7 +7,7 @@ safety, and it may tighten safety:
   only as plain names, so they cannot reach files outside the project tree;
 - a permission `mode` at least as strict as the one that applies without it;
 - `ask` and `deny` permission rules (added to the user's; `allow` rules are ignored);
-- `developer_extension = false` (fewer tools).
+- `developer_extension = false` (fewer tools), a stricter `sandbox`, `sandbox_network = false`.
 
 Everything else (provider, model, base URL, keys, extensions, allow rules, a looser mode,
 limits that cost money, and any setting added later) is ignored and reported. A value equal
@@ -59,7 +59,9 @@ def filter_untrusted(data: Mapping[str, Any], base: Mapping[str, Any]) -> Filter
             _permissions(value, base.get("permissions"), kept)
         elif key == "models":
             _models(value, base.get("models"), kept)
-        elif key == "developer_extension" and value is False:
+        elif key == "sandbox":
+            _sandbox(value, base.get("sandbox"), kept)
+        elif key in ("developer_extension", "sandbox_network") and value is False:
             kept.values[key] = False
         else:
             kept.ignored.append(key)
@@ -101,6 +103,15 @@ def _mode(value: Any, base: Any, kept: FilteredProject) -> None:
         kept.values["mode"] = value
     else:
         kept.ignored.append("mode")
+
+
+def _sandbox(value: Any, base: Any, kept: FilteredProject) -> None:
+    from agent.sandbox.policy import STRICTNESS
+
+    if STRICTNESS.get(str(value), -1) >= STRICTNESS.get(str(base), 0):
+        kept.values["sandbox"] = value
+    else:
+        kept.ignored.append("sandbox")
 
 
 def _permissions(value: Any, base: Any, kept: FilteredProject) -> None:
