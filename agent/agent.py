@@ -188,6 +188,7 @@ class Agent:
             StoreExtensionData(session),
             self.approver,
             session_messages=lambda: session.messages,
+            session_id=session.id,
         )
         stop: StopReason = "end_turn"
         error: str | None = None

@@ -3,7 +3,9 @@
 Precedence, highest first: command-line flags > `GOSLING_*` environment variables > the
 project's `.gosling/config.toml` (nearest one from the working dir up to the git root) > the
 user's `<config dir>/config.toml` > defaults. `load_settings` remembers where every value came
-from, which `gosling config show` prints.
+from, which `gosling config show` prints. A project file the user has not trusted
+(`agent.trust`) applies only what `agent.untrusted_config` allows; the rest is reported in
+`LoadedSettings.project`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import shlex
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -156,11 +159,33 @@ class ConfigError(Exception):
 
 
 @dataclass(frozen=True)
+class ProjectConfig:
+    """The project's config file and whether the user trusts it."""
+
+    path: Path
+    root: Path
+    """The project directory (the parent of `.gosling/`), resolved."""
+    trusted: bool
+    ignored: tuple[str, ...] = ()
+    """Keys the file sets that were ignored because it is untrusted."""
+
+    def warning(self) -> str | None:
+        """The one line to print when something was ignored."""
+        if not self.ignored:
+            return None
+        return (
+            f"ignored {', '.join(self.ignored)} from untrusted {self.path}; "
+            f"to apply them run: gosling trust {shlex.quote(str(self.root))}"
+        )
+
+
+@dataclass(frozen=True)
 class LoadedSettings:
     settings: Settings
     sources: dict[str, str]
     """Where each field's value came from: "default", a file path, an env var or a flag."""
     files: tuple[Path, ...]
+    project: ProjectConfig | None = None
 
 
 def find_project_config(working_dir: Path) -> Path | None:
@@ -174,7 +199,8 @@ def find_project_config(working_dir: Path) -> Path | None:
     return None
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The settings a config file sets; `ConfigError` names the file and what is wrong."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
@@ -249,8 +275,12 @@ def load_settings(
     flags: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
     dirs: UserDirs | None = None,
+    trust_project: bool = False,
 ) -> LoadedSettings:
-    """Build the effective settings and remember where each value came from."""
+    """Build the effective settings and remember where each value came from.
+
+    `trust_project` applies the project file as trusted for this call only
+    (`--trust-project`); otherwise the user's trust store decides."""
     working_dir = (working_dir or Path.cwd()).resolve()
     environ = os.environ if environ is None else environ
     dirs = dirs or user_dirs()
@@ -259,11 +289,13 @@ def load_settings(
     files: list[Path] = []
     user_file = dirs.config / "config.toml"
     if user_file.is_file():
-        layers.append((_read_toml(user_file), str(user_file)))
+        layers.append((read_config_file(user_file), str(user_file)))
         files.append(user_file)
+    project: ProjectConfig | None = None
     project_file = find_project_config(working_dir)
     if project_file is not None:
-        layers.append((_read_toml(project_file), str(project_file)))
+        data, project = _project_layer(project_file, layers, dirs, trust_project)
+        layers.append((data, str(project_file)))
         files.append(project_file)
 
     values: dict[str, Any] = {}
@@ -289,4 +321,22 @@ def load_settings(
         key = str(first["loc"][0]) if first["loc"] else "?"
         where = sources.get(key, "?")
         raise ConfigError(f"{where}: invalid value for {key!r}: {first['msg']}") from exc
-    return LoadedSettings(settings, sources, tuple(files))
+    return LoadedSettings(settings, sources, tuple(files), project)
+
+
+def _project_layer(
+    path: Path, lower: list[tuple[dict[str, Any], str]], dirs: UserDirs, trust_project: bool
+) -> tuple[dict[str, Any], ProjectConfig]:
+    """The project file's values that apply, and its trust state."""
+    from agent.trust import TRUST_FILE, TrustStore, project_files
+    from agent.untrusted_config import filter_untrusted
+
+    data = read_config_file(path)
+    root = path.parent.parent.resolve()
+    if trust_project or TrustStore(dirs.state / TRUST_FILE).is_trusted(root, project_files(root)):
+        return data, ProjectConfig(path, root, trusted=True)
+    base: dict[str, Any] = Settings().model_dump()
+    for layer, _ in lower:
+        base.update(layer)
+    kept = filter_untrusted(data, base)
+    return kept.values, ProjectConfig(path, root, trusted=False, ignored=tuple(kept.ignored))

@@ -5,6 +5,7 @@ Shared by `gosling run` and `gosling session`, so both behave the same way.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from agent.tools.extension_config import ExtensionConfig, parse_extension_spec
 from agent.tools.manager import ExtensionEvent, ExtensionManager
 from agent.tools.mcp_json import load_mcp_json
 from agent.tools.recall import context_extension
+from agent.tools.spill import sweep_spill_files
 from prompts.locations import user_dirs
 from providers import Provider
 from sessions import SqliteSessionStore
@@ -117,11 +119,23 @@ async def build_runtime(
     on_extension_event: Callable[[ExtensionEvent], None] | None = None,
     provider: Provider | None = None,
     extras: RunExtras | None = None,
+    trust_project: bool = False,
+    on_warning: Callable[[str], None] | None = None,
 ) -> Runtime:
-    """Everything for one command; raises ConfigError/ProviderError with a clear message."""
+    """Everything for one command; raises ConfigError/ProviderError with a clear message.
+
+    `on_warning` receives the one line naming what an untrusted project config set that
+    was ignored (it is logged as well)."""
     working_dir = (working_dir or Path.cwd()).resolve()
     extras = extras or RunExtras()
-    settings = extras.apply(load_settings(working_dir, flags=flags).settings)
+    loaded = load_settings(working_dir, flags=flags, trust_project=trust_project)
+    settings = extras.apply(loaded.settings)
+    warning = loaded.project.warning() if loaded.project else None
+    if warning is not None:
+        logging.getLogger(__name__).info("%s", warning)
+        if on_warning is not None:
+            on_warning(warning)
+    sweep_spill_files()
     provider = provider or choose_provider(settings)
     store = open_store() if use_store else None
     dirs = user_dirs()

@@ -1,7 +1,9 @@
 """Run the tool calls of one assistant message: permissions first, then in parallel.
 
 Every request gets exactly one response, whatever happens: a refusal, a failure, or — when
-the turn is cancelled — a "cancelled" result, so the conversation stays valid.
+the turn is cancelled — a "cancelled" result, so the conversation stays valid. Every result
+is redacted here, at the source, so a tool that prints the environment or a key file never
+shows the secrets to the model, the session store or the output stream.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from agent.permissions import PermissionMode, PermissionSettings, Verdict, decid
 from agent.tools.base import ExtensionData, ToolContext
 from agent.tools.manager import ExtensionManager
 from conversation import Message, TextContent, ToolRequest, ToolResponse
+from redact import redact
 
 Approver = Callable[[ToolRequest, str], Awaitable[bool]]
 """Asks the user about one call; returns True to run it."""
@@ -37,6 +40,7 @@ class ToolRunner:
     extension_data: ExtensionData
     approver: Approver | None = None
     session_messages: Callable[[], Sequence[Message]] | None = None
+    session_id: str | None = None
     responses: dict[str, ToolResponse] = field(default_factory=dict)
     denied: bool = False
     """True when a call was refused for lack of approval (headless `ask`)."""
@@ -60,6 +64,7 @@ class ToolRunner:
             working_dir=self.working_dir,
             extension_data=self.extension_data,
             session_messages=self.session_messages,
+            session_id=self.session_id,
         )
         tasks = {
             asyncio.ensure_future(self.manager.respond(request, ctx)): request
@@ -67,7 +72,7 @@ class ToolRunner:
         }
         try:
             for finished in asyncio.as_completed(list(tasks)):
-                response = await finished
+                response = redacted(await finished)
                 request = next(r for r in allowed if r.id == response.id)
                 self.responses[response.id] = response
                 yield ToolResult(request.id, request.name, _preview(response), response.is_error)
@@ -108,6 +113,17 @@ class ToolRunner:
         if granted:
             return None, [event]
         return "The user declined this tool call.", [event]
+
+
+def redacted(response: ToolResponse) -> ToolResponse:
+    """`response` with secrets in its text parts replaced (see `redact`)."""
+    parts = tuple(
+        TextContent(text=redact(p.text)) if isinstance(p, TextContent) else p
+        for p in response.content
+    )
+    if all(a is b or a == b for a, b in zip(parts, response.content, strict=True)):
+        return response
+    return response.model_copy(update={"content": parts})
 
 
 def _error(request_id: str, text: str) -> ToolResponse:

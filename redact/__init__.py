@@ -5,5 +5,22 @@ every other package may import it."""
 from __future__ import annotations
 
 from redact.names import credential_env, is_credential_env
+from redact.redactor import (
+    KEY_FORMATS,
+    MIN_SECRET_LENGTH,
+    Redactor,
+    redact,
+    redact_json,
+    redact_value,
+)
 
-__all__ = ["credential_env", "is_credential_env"]
+__all__ = [
+    "KEY_FORMATS",
+    "MIN_SECRET_LENGTH",
+    "Redactor",
+    "credential_env",
+    "is_credential_env",
+    "redact",
+    "redact_json",
+    "redact_value",
+]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from redact import redact, redact_json
 from sessions import jsonl
 from sessions.errors import ImportFailed
 from sessions.markdown import render_markdown
@@ -25,10 +26,13 @@ _SNIFF_CHARS = 4096
 def export_session(store: SessionStore, session_id: str, format: ExportFormat = "jsonl") -> str:
     """The session as text: lossless `jsonl`, or `markdown` showing what the user saw."""
     snapshot = store.snapshot(session_id)
+    # Stored content is redacted on write; exports redact again for sessions written or
+    # imported before a secret (or a key format) was known.
     if format == "jsonl":
-        return jsonl.dump_jsonl(snapshot)
+        lines = jsonl.dump_jsonl(snapshot).splitlines()
+        return "".join(redact_json(line) + "\n" for line in lines)
     if format == "markdown":
-        return render_markdown(snapshot)
+        return redact(render_markdown(snapshot))
     raise ValueError(f"unknown export format {format!r}; use 'jsonl' or 'markdown'")
 
 

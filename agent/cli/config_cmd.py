@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from agent.config import ProjectConfig
 
 
 @click.group("config")
@@ -33,8 +37,16 @@ def show(as_json: bool, working_dir: Path | None) -> None:
     except ConfigError as exc:
         raise ConfigProblem(str(exc)) from exc
     values = loaded.settings.model_dump(mode="json")
+    ignored = _ignored(loaded.project)
     if as_json:
-        payload = {k: {"value": v, "source": loaded.sources[k]} for k, v in values.items()}
+        payload: dict[str, dict[str, Any]] = {
+            k: {"value": v, "source": loaded.sources[k]} for k, v in values.items()
+        }
+        for key, (value, source) in ignored.items():
+            payload[key.split(".")[0]].setdefault("ignored", {})[key] = {
+                "value": value,
+                "source": source,
+            }
         click.echo(json.dumps(payload, indent=2))
         return
     dirs = user_dirs()
@@ -44,6 +56,22 @@ def show(as_json: bool, working_dir: Path | None) -> None:
     width = max(map(len, values))
     for key, value in values.items():
         click.echo(f"{key:<{width}}  {json.dumps(value)}  [{loaded.sources[key]}]")
+    if ignored and loaded.project is not None:
+        click.echo()
+        click.echo(f"ignored (untrusted; apply with `gosling trust {loaded.project.root}`):")
+        for key, (value, source) in ignored.items():
+            click.echo(f"{key:<{width}}  {json.dumps(value)}  [ignored: untrusted {source}]")
+
+
+def _ignored(project: ProjectConfig | None) -> dict[str, tuple[Any, str]]:
+    """Dotted key -> (the value the untrusted project file sets, the file)."""
+    from agent.config import read_config_file
+    from agent.untrusted_config import value_at
+
+    if project is None or not project.ignored:
+        return {}
+    data = read_config_file(project.path)
+    return {key: (value_at(data, key), str(project.path)) for key in project.ignored}
 
 
 @config_group.command("path")

@@ -4,6 +4,9 @@
   stdout;
 - `json`: one object on stdout at the end;
 - `stream-json`: one event per line on stdout as it happens, ending with one `result` line.
+
+Everything written passes the redactor first (`redact`): a provider error that echoes the
+key, or a model that repeats one, never reaches the terminal or a CI log.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from agent.events import (
     ToolResult,
     TurnFinished,
 )
+from redact import redact, redact_json
 
 OutputFormat = Literal["text", "json", "stream-json"]
 ERROR_STOP_REASONS = frozenset({"error", "context_exceeded"})
@@ -100,20 +104,25 @@ class HeadlessRenderer:
         if self.format == "stream-json":
             self._emit({"v": 1, "type": "result", **payload})
         elif self.format == "json":
-            self.out.write(json.dumps(payload) + "\n")
+            self.out.write(redact_json(json.dumps(payload)) + "\n")
         else:
             if finished.error and not self.quiet:
-                self.err.write(f"error: {finished.error}\n")
+                self.note(f"error: {finished.error}")
             if finished.final_text:
-                self.out.write(finished.final_text.rstrip("\n") + "\n")
+                self.out.write(redact(finished.final_text.rstrip("\n")) + "\n")
         self.out.flush()
 
+    def note(self, line: str) -> None:
+        """One line of progress or diagnostics on stderr."""
+        self.err.write(redact(line.rstrip("\n")) + "\n")
+        self.err.flush()
+
     def _emit(self, payload: dict[str, Any]) -> None:
-        self.out.write(json.dumps(payload, default=str) + "\n")
+        self.out.write(redact_json(json.dumps(payload, default=str)) + "\n")
         self.out.flush()
 
     def _progress(self, event: Event) -> None:
-        err = self.err
+        err = _Redacted(self.err)
         if isinstance(event, TextDelta):
             self._pending_text += event.text
             return
@@ -140,3 +149,16 @@ class HeadlessRenderer:
         elif isinstance(event, Notice):
             err.write(f"note: {event.text}\n")
         err.flush()
+
+
+class _Redacted:
+    """Writes to a stream through the redactor."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        self.stream.write(redact(text))
+
+    def flush(self) -> None:
+        self.stream.flush()

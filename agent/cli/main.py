@@ -46,6 +46,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "session_command",
         "Chat with the agent interactively (the default).",
     ),
+    "trust": (
+        "agent.cli.trust_cmd",
+        "trust_command",
+        "Trust a folder's project config (or --list, --revoke DIR).",
+    ),
     "sessions": (
         "agent.cli.sessions_cmd",
         "sessions_group",

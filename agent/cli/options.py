@@ -189,3 +189,14 @@ def sandbox_option(function: F) -> F:
         help="Tool process sandbox (bubblewrap, Linux): workspace-write (default where "
         "available), read-only, or off.",
     )(function)
+
+
+def trust_option(function: F) -> F:
+    """--trust-project: apply the project's config for this run as if trusted."""
+    option = click.option(
+        "--trust-project",
+        is_flag=True,
+        help="Apply the project's .gosling/config.toml for this run even if the folder is "
+        "not trusted (`gosling trust` records trust for good).",
+    )
+    return option(function)

@@ -24,6 +24,7 @@ from agent.cli.options import (
     resume_request,
     run_extras,
     sandbox_option,
+    trust_option,
 )
 
 if TYPE_CHECKING:
@@ -106,6 +107,7 @@ def session_name_from(prompt: str, width: int = 60) -> str:
     help="Also write the final answer to FILE.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Text mode: print only the answer.")
+@trust_option
 @model_options
 @agent_options
 @sandbox_option
@@ -128,6 +130,7 @@ def run_command(
     as_json: bool,
     last_message_file: Path | None,
     quiet: bool,
+    trust_project: bool,
     working_dir: Path | None,
     append_system_prompt: str | None,
     instructions_file: Path | None,
@@ -170,6 +173,7 @@ def run_command(
         extras=run_extras(
             append_system_prompt, instructions_file, allowed_tools, disallowed_tools, mcp_configs
         ),
+        trust_project=trust_project,
     )
     sys.exit(asyncio.run(_run(request)))
 
@@ -190,6 +194,8 @@ class RunRequest:
     working_dir: Path | None
     last_message_file: Path | None
     extras: RunExtras
+    trust_project: bool = False
+    """Apply the project config as trusted for this run (`--trust-project`)."""
 
 
 async def _run(request: RunRequest) -> int:
@@ -210,7 +216,7 @@ async def _run(request: RunRequest) -> int:
     renderer = HeadlessRenderer(request.output_format, quiet=request.quiet)
 
     def extension_event(event: Any) -> None:
-        renderer.err.write(f"extension {event.extension}: {event.message}\n")
+        renderer.note(f"extension {event.extension}: {event.message}")
 
     try:
         runtime = await build_runtime(
@@ -220,6 +226,8 @@ async def _run(request: RunRequest) -> int:
             with_extensions=request.extensions,
             on_extension_event=extension_event,
             extras=request.extras,
+            trust_project=request.trust_project,
+            on_warning=None if request.quiet else lambda line: renderer.note(f"warning: {line}"),
         )
     except (
         ConfigError,
@@ -229,10 +237,10 @@ async def _run(request: RunRequest) -> int:
         NoProviderFound,
         ExtensionConfigError,
     ) as exc:
-        click.echo(error_line(str(exc)), err=True)
+        renderer.note(error_line(str(exc)))
         return EXIT_USAGE
     except (ProviderError, SessionStoreError) as exc:
-        click.echo(error_line(str(exc)), err=True)
+        renderer.note(error_line(str(exc)))
         return EXIT_ERROR
     if runtime.sandbox.warning:
         renderer.err.write(f"warning: {runtime.sandbox.warning}\n")
@@ -247,7 +255,7 @@ async def _run(request: RunRequest) -> int:
                 target = resume_target(runtime.store, working_dir, request.resume)
                 session = agent.resume_session(target)
         except (SessionStoreError, LookupError) as exc:
-            click.echo(error_line(str(exc).strip("'\"")), err=True)
+            renderer.note(error_line(str(exc).strip("'\"")))
             return EXIT_ERROR
         renderer.start(
             {
@@ -281,8 +289,10 @@ async def _run(request: RunRequest) -> int:
 
 
 def _write_last_message(path: Path, text: str) -> None:
+    from redact import redact
+
     try:
-        path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+        path.write_text(redact(text.rstrip("\n")) + "\n", encoding="utf-8")
     except OSError as exc:
         click.echo(f"error: cannot write the final answer to {path}: {exc}", err=True)
 

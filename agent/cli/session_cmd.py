@@ -23,9 +23,11 @@ from agent.cli.options import (
     resume_request,
     run_extras,
     sandbox_option,
+    trust_option,
 )
 
 if TYPE_CHECKING:
+    from agent.cli.interactive.render import Renderer
     from agent.cli.interactive.terminal import Terminal
     from agent.runtime import RunExtras
     from providers import Provider
@@ -47,6 +49,8 @@ class SessionOptions:
     extensions: tuple[str, ...] = ()
     working_dir: Path | None = None
     extras: RunExtras | None = None
+    trust_project: bool = False
+    """Apply the project config as trusted without asking (`--trust-project`)."""
 
 
 @click.command("session")
@@ -57,6 +61,7 @@ class SessionOptions:
     type=click.Choice(MODES),
     help="Tool permission mode (approve and smart_approve ask before running tools).",
 )
+@trust_option
 @model_options
 @agent_options
 @sandbox_option
@@ -70,6 +75,7 @@ def session_command(
     context_limit: int | None,
     mode: str | None,
     extensions: tuple[str, ...],
+    trust_project: bool,
     working_dir: Path | None,
     append_system_prompt: str | None,
     instructions_file: Path | None,
@@ -103,6 +109,7 @@ def session_command(
         extras=run_extras(
             append_system_prompt, instructions_file, allowed_tools, disallowed_tools, mcp_configs
         ),
+        trust_project=trust_project,
     )
     from agent.cli.logs import setup_logging
 
@@ -112,6 +119,19 @@ def session_command(
     except KeyboardInterrupt:  # Ctrl-C before the session could take it over
         code = EXIT_INTERRUPTED
     sys.exit(code)
+
+
+async def _ask_trust(options: SessionOptions, terminal: Terminal, renderer: Renderer) -> bool:
+    """The one-time trust question, when the project config sets what only trust applies."""
+    from agent.cli.interactive.prompt import ask_yes_no
+    from agent.cli.interactive.trust_prompt import offer_trust, untrusted_project
+
+    project = untrusted_project(options.working_dir, options.flags)
+    if project is None:
+        return False
+    return await offer_trust(
+        project, renderer.info, lambda question: ask_yes_no(terminal, question)
+    )
 
 
 def resume_target(store: SqliteSessionStore, working_dir: Path, requested: str) -> str:
@@ -146,6 +166,7 @@ async def run_session(
 
     terminal = terminal or Terminal.from_environment()
     early = Renderer(terminal)
+    trust_project = options.trust_project or await _ask_trust(options, terminal, early)
     try:
         runtime = await build_runtime(
             flags=options.flags,
@@ -154,6 +175,7 @@ async def run_session(
             on_extension_event=lambda e: early.info(f"extension {e.extension}: {e.message}"),
             provider=provider,
             extras=options.extras,
+            trust_project=trust_project,
         )
     except (ConfigError, ValueError) as exc:
         early.error(str(exc))

@@ -188,6 +188,9 @@ def remove(session_id: str, yes: bool) -> None:
                 abort=True,
             )
         store.delete(session_id)
+    from agent.tools.spill import remove_session_files
+
+    remove_session_files(session_id)
     click.echo(f"deleted {session_id}")
 
 

@@ -102,6 +102,8 @@ class ToolContext:
     session_messages: Callable[[], Sequence[Message]] | None = None
     """Every message of the session, visible or not (`context__recall` reads hidden tool
     output from them); None when the call runs outside a session."""
+    session_id: str | None = None
+    """The stored session's id (its spill files live under it); None when not stored."""
 
 
 class Tool(ABC):

@@ -80,8 +80,9 @@ class ResultLimit(Protocol):
         """Cheap check, on the event loop: would `apply` change `result`?"""
         ...
 
-    def apply(self, result: ToolResult, label: str) -> ToolResult:
-        """`result` within the caps (blocking: it may write a spill file)."""
+    def apply(self, result: ToolResult, label: str, session_id: str | None = None) -> ToolResult:
+        """`result` within the caps (blocking: it may write a spill file, which belongs to
+        session `session_id`)."""
         ...
 
 
@@ -237,7 +238,7 @@ class ExtensionManager:
         limit = self._result_limit
         if limit is None or item.caps_own_output or not limit.over(result):
             return result
-        return await asyncio.to_thread(limit.apply, result, exposed)
+        return await asyncio.to_thread(limit.apply, result, exposed, ctx.session_id)
 
     async def respond(self, request: ToolRequest, ctx: ToolContext) -> ToolResponse:
         """Answer a model's tool request (a malformed request is answered with its error)."""

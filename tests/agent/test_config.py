@@ -42,7 +42,9 @@ def test_precedence_of_every_layer(tmp_path: Path) -> None:
     )
     deep = make_project(tmp_path, 'model = "project-model"\nmax_turns = 6\nmode = "chat"\n')
     env = {"GOSLING_MAX_TURNS": "7", "GOSLING_MODE": "smart_approve"}
-    loaded = load_settings(deep, environ=env, flags={"mode": "auto", "model": None})
+    loaded = load_settings(
+        deep, environ=env, flags={"mode": "auto", "model": None}, trust_project=True
+    )
     s = loaded.settings
     assert (s.shell_timeout, s.model, s.max_turns, s.mode) == (9, "project-model", 7, "auto")
     assert loaded.sources["shell_timeout"] == str(user_file)

@@ -111,6 +111,36 @@ async def ask_approval(terminal: Terminal, question: str) -> Answer:
     return await app.run_async(handle_sigint=False)
 
 
+async def ask_yes_no(terminal: Terminal, question: str) -> bool:
+    """One keypress: y is yes; n, Enter, Esc, Ctrl-C and Ctrl-D are no."""
+    from prompt_toolkit.application import Application
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+    from prompt_toolkit.layout import Layout, Window
+    from prompt_toolkit.layout.controls import FormattedTextControl
+
+    bindings = KeyBindings()
+
+    @bindings.add("y")
+    @bindings.add("Y")
+    def _yes(event: KeyPressEvent) -> None:
+        event.app.exit(result=True)
+
+    @bindings.add("<any>")
+    def _no(event: KeyPressEvent) -> None:
+        event.app.exit(result=False)
+
+    for key in ("enter", "escape", "c-c", "c-d"):
+        bindings.add(key)(_no)
+    app: Application[bool] = Application(
+        layout=Layout(Window(FormattedTextControl(question), height=1)),
+        key_bindings=bindings,
+        input=terminal.pt_input,
+        output=terminal.pt_output,
+        erase_when_done=True,
+    )
+    return await app.run_async(handle_sigint=False)
+
+
 def _slash_completer(
     commands: Sequence[str], arguments: Callable[[str], Iterable[str]]
 ) -> Completer:

@@ -130,7 +130,10 @@ class Renderer:
         self.line(f"note: {text}", "yellow")
 
     def error(self, text: str) -> None:
-        self.line(f"error: {text}", "bold red")
+        """An error, redacted: provider error bodies may echo the key."""
+        from redact import redact
+
+        self.line(f"error: {redact(text)}", "bold red")
 
     def markdown(self, text: str) -> None:
         """A whole markdown text (earlier replies shown on resume)."""

@@ -1,20 +1,20 @@
-"""Capped capture of a process's output stream, spilling the full text to a temp file.
+"""Capped capture of a process's output stream, spilling the full text to a spill file.
 
 A command can print gigabytes; the model gets at most `max_lines` lines and `max_bytes`
 bytes of each stream (the tail, where errors and summaries usually are) and the path of a
-file holding everything. Memory stays bounded: once over the cap, chunks go to the file and
-only a rolling tail stays in memory, plus the head of the line that tail starts in, so that
-one enormous line is shown as its head and tail with its length, never as nothing.
+file holding everything, redacted (`agent.tools.spill`). Memory stays bounded: once over
+the cap, chunks go to the file and only a rolling tail stays in memory, plus the head of the
+line that tail starts in, so that one enormous line is shown as its head and tail with its
+length, never as nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+
+from agent.tools.spill import SpillFile, open_spill_file, spill_dir_for
 
 _CHUNK = 64 * 1024
 MIN_CUT_BYTES = 512
@@ -23,12 +23,12 @@ MIN_CUT_BYTES = 512
 
 def create_spill_file(
     label: str, spill_dir: Path | None, suffix: str = ".txt"
-) -> tuple[BinaryIO, Path]:
-    """A new file, readable only by us, for output that went over the caps."""
-    if spill_dir is not None:
-        spill_dir.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f"gosling-{label}-", suffix=suffix, dir=spill_dir)
-    return os.fdopen(fd, "wb"), Path(name)
+) -> tuple[SpillFile, Path]:
+    """A new file, readable only by us, for output that went over the caps: in the session's
+    spill directory when `spill_dir` is None, redacted unless it holds binary data."""
+    directory = spill_dir if spill_dir is not None else spill_dir_for(None)
+    spill = open_spill_file(directory, label, suffix, redact_text=suffix == ".txt")
+    return spill, spill.path
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class StreamCapture:
         self._buffer = bytearray()
         self._total_bytes = 0
         self._newlines = 0
-        self._spill: BinaryIO | None = None
+        self._spill: SpillFile | None = None
         self._spill_path: Path | None = None
         self._buffer_start = 0
         """Offset in the stream of the buffer's first byte (the buffer is a rolling tail)."""
@@ -110,7 +110,7 @@ class StreamCapture:
 
     def _open_spill(self) -> None:
         self._spill, self._spill_path = create_spill_file(self.label, self.spill_dir)
-        self._spill.write(self._buffer)
+        self._spill.write(bytes(self._buffer))
 
     def _first_line(self) -> LinePart | None:
         """The line the buffer starts in, when its start is no longer buffered."""

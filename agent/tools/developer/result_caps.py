@@ -19,6 +19,7 @@ from pathlib import Path
 from agent.tools.base import ResultPart, ToolResult
 from agent.tools.developer.output import create_spill_file, head_within
 from agent.tools.developer.workspace import DeveloperSettings
+from agent.tools.spill import spill_dir_for
 from conversation import ImageContent, TextContent
 
 IMAGE_SUFFIXES = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif"}
@@ -50,13 +51,15 @@ class ResultCaps:
         texts = [p.text for p in result.content if isinstance(p, TextContent)]
         return self._text_over(texts) or _image_bytes(result.content) > self.max_image_bytes
 
-    def apply(self, result: ToolResult, label: str) -> ToolResult:
-        """`result` within the caps; blocking (it writes files), so call it in a thread."""
+    def apply(self, result: ToolResult, label: str, session_id: str | None = None) -> ToolResult:
+        """`result` within the caps; blocking (it writes files), so call it in a thread.
+        Spill files go to `spill_dir`, else to the directory of session `session_id`."""
+        spill_dir = self.spill_dir or spill_dir_for(session_id)
         texts = [p.text for p in result.content if isinstance(p, TextContent)]
         cut = self._text_over(texts)
         parts: list[ResultPart] = []
         if cut:
-            parts.append(TextContent(text=self._cut_text("\n".join(texts), label)))
+            parts.append(TextContent(text=self._cut_text("\n".join(texts), label, spill_dir)))
         room = self.max_image_bytes
         for part in result.content:
             if isinstance(part, TextContent):
@@ -66,7 +69,7 @@ class ResultCaps:
                 parts.append(part)
                 room -= size
             else:
-                parts.append(TextContent(text=self._spill_image(part, size, label)))
+                parts.append(TextContent(text=self._spill_image(part, size, label, spill_dir)))
         return ToolResult(tuple(parts), result.is_error)
 
     def _text_over(self, texts: list[str]) -> bool:
@@ -78,13 +81,13 @@ class ResultCaps:
             return True
         return chars * 4 > self.max_bytes and len("\n".join(texts).encode()) > self.max_bytes
 
-    def _cut_text(self, text: str, label: str) -> str:
+    def _cut_text(self, text: str, label: str, spill_dir: Path) -> str:
         head = head_within(text, self.max_lines, self.max_bytes)
         total_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
         shown_lines = head.count("\n") + 1 if head else 0
         data = text.encode("utf-8", errors="replace")
         try:
-            path = self._spill(label, data, ".txt")
+            path = self._spill(label, data, ".txt", spill_dir)
         except OSError as exc:
             where = f"the full output could not be saved ({exc.strerror or exc})"
         else:
@@ -98,7 +101,7 @@ class ResultCaps:
             f"{self.max_bytes:,} bytes): {where}.]"
         )
 
-    def _spill_image(self, image: ImageContent, size: int, label: str) -> str:
+    def _spill_image(self, image: ImageContent, size: int, label: str, spill_dir: Path) -> str:
         note = f"[{image.mime_type} image of {size:,} bytes left out: over the "
         note += f"{self.max_image_bytes:,}-byte limit for images in one tool result"
         try:
@@ -106,14 +109,14 @@ class ResultCaps:
         except (binascii.Error, ValueError):
             return note + "; it was not valid base64.]"
         try:
-            path = self._spill(label, data, IMAGE_SUFFIXES.get(image.mime_type, ".img"))
+            path = self._spill(label, data, IMAGE_SUFFIXES.get(image.mime_type, ".img"), spill_dir)
         except OSError as exc:
             return note + f"; it could not be saved ({exc.strerror or exc}).]"
         return note + f"; saved to {path}.]"
 
-    def _spill(self, label: str, data: bytes, suffix: str) -> Path:
+    def _spill(self, label: str, data: bytes, suffix: str, spill_dir: Path) -> Path:
         safe_label = re.sub(r"[^A-Za-z0-9_-]", "_", label)
-        handle, path = create_spill_file(safe_label, self.spill_dir, suffix)
+        handle, path = create_spill_file(safe_label, spill_dir, suffix)
         with handle:
             handle.write(data)
         self.spill_files.add(path.resolve())

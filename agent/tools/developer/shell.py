@@ -6,6 +6,7 @@ from agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool
 from agent.tools.developer.output import CapturedOutput
 from agent.tools.developer.process import ShellOutcome, run_command, shell_environment
 from agent.tools.developer.workspace import DeveloperState
+from agent.tools.spill import spill_dir_for
 
 MAX_TIMEOUT_SECS = 3600.0
 
@@ -41,7 +42,7 @@ def shell_tool(state: DeveloperState) -> Tool:
                 env=shell_environment(),
                 max_lines=settings.max_output_lines,
                 max_bytes=settings.max_output_bytes,
-                spill_dir=settings.spill_dir,
+                spill_dir=settings.spill_dir or spill_dir_for(ctx.session_id),
                 sandbox=settings.sandbox,
             )
         except OSError as exc:

@@ -39,7 +39,8 @@ class DeveloperSettings:
     sandbox: SandboxPolicy | None = None
     """The bubblewrap sandbox shell commands run in; None runs them unsandboxed."""
     spill_dir: Path | None = None
-    """Where overflowing command output is written; None means the system temp dir."""
+    """Where overflowing command output is written; None means the session's spill directory
+    (`agent.tools.spill.spill_dir_for`)."""
     allow_outside_working_dir: bool = False
     """Let the file tools use paths outside the working dir (off: they refuse them)."""
     view_max_lines: int = 2000

@@ -1,0 +1,82 @@
+"""`gosling trust`: trust a folder's project config (or list and revoke trust)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from agent.trust import TrustStore
+
+
+@click.command("trust")
+@click.argument(
+    "directory", required=False, type=click.Path(file_okay=False, path_type=Path), default=None
+)
+@click.option("--list", "list_", is_flag=True, help="List the trusted folders.")
+@click.option(
+    "--revoke",
+    "revoke",
+    is_flag=True,
+    help="Forget the trust of DIRECTORY (its project config is untrusted again).",
+)
+def trust_command(directory: Path | None, list_: bool, revoke: bool) -> None:
+    """Trust the project config (.gosling/config.toml) of DIRECTORY (default: the current
+    one): its provider, base URL, extensions, mode and allow rules apply from now on, until
+    the file changes. Without trust only context and hint settings and stricter safety
+    settings apply."""
+    from agent.trust import TrustStore
+
+    store = TrustStore.default()
+    if list_:
+        if directory is not None or revoke:
+            raise click.UsageError("--list takes no directory")
+        entries = store.entries()
+        if not entries:
+            click.echo("No trusted folders.")
+        for entry in entries:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.trusted_at))
+            click.echo(f"{entry.path}  (trusted {when}: {', '.join(sorted(entry.files))})")
+        return
+    target = (directory or Path.cwd()).resolve()
+    if revoke:
+        if directory is None:
+            raise click.UsageError("give the folder to revoke: gosling trust --revoke DIR")
+        if store.revoke(target):
+            click.echo(f"{target} is no longer trusted")
+        else:
+            click.echo(f"{target} was not trusted")
+        return
+    _trust(store, target)
+
+
+def _trust(store: TrustStore, target: Path) -> None:
+    from agent.config import ConfigError, find_project_config, read_config_file
+    from agent.trust import file_digest, project_files
+    from agent.untrusted_config import describe_values
+
+    if not target.is_dir():
+        raise click.ClickException(f"{target} is not a directory")
+    config = find_project_config(target)
+    if config is None:
+        raise click.ClickException(
+            f"no .gosling/config.toml in {target} or its parents up to the git root; "
+            "nothing to trust"
+        )
+    root = config.parent.parent.resolve()
+    shown = file_digest(config)
+    try:
+        data = read_config_file(config)
+    except ConfigError as exc:
+        raise click.ClickException(f"{exc}; fix it before trusting the folder") from exc
+    click.echo(f"{config} sets:")
+    for line in describe_values(data) or ["(nothing)"]:
+        click.echo(f"  {line}")
+    entry = store.trust(root, project_files(root))
+    if shown not in entry.files.values():  # changed between showing and recording it
+        store.revoke(root)
+        raise click.ClickException(f"{config} changed while it was shown; run this again")
+    click.echo(f"trusted {root}; the file applies until it changes")

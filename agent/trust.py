@@ -1,0 +1,138 @@
+"""Folder trust: which project files the user has agreed to act on.
+
+A cloned repository is untrusted input. Its project-level files that can run code, move data
+or loosen safety (today `.gosling/config.toml`; any such file added later goes into
+`PROJECT_FILES`) count only once the user trusts the folder: `gosling trust DIR`, the prompt
+of `gosling session`, or `--trust-project` for one run. Trust is stored per real (resolved)
+project path with the sha256 of each file's content, in `<state dir>/trust.json` (written
+atomically, mode 0600); a changed, added or removed file makes the folder untrusted again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+PROJECT_FILES: tuple[Path, ...] = (Path(".gosling") / "config.toml",)
+"""Project files (relative to the project root) that are acted on only when trusted."""
+TRUST_FILE = "trust.json"
+_VERSION = 1
+
+
+def project_files(project_dir: Path) -> list[Path]:
+    """The gated files that exist in `project_dir`."""
+    return [project_dir / rel for rel in PROJECT_FILES if (project_dir / rel).is_file()]
+
+
+def file_digest(path: Path) -> str | None:
+    """sha256 of the file's bytes; None when it cannot be read."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _key(project_dir: Path) -> str:
+    return str(project_dir.resolve())
+
+
+@dataclass(frozen=True)
+class TrustedProject:
+    path: str
+    files: dict[str, str]
+    """File path relative to the project -> sha256 of the content that was trusted."""
+    trusted_at: float
+
+
+class TrustStore:
+    """The user's trust decisions, one JSON file. An unreadable file trusts nothing."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def default(cls) -> TrustStore:
+        from prompts.locations import user_dirs
+
+        return cls(user_dirs().state / TRUST_FILE)
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        projects = data.get("projects") if isinstance(data, dict) else None
+        return projects if isinstance(projects, dict) else {}
+
+    def _save(self, projects: dict[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        text = json.dumps({"version": _VERSION, "projects": projects}, indent=2, sort_keys=True)
+        fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".trust.", suffix=".tmp")
+        try:
+            os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, self.path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+
+    def is_trusted(self, project_dir: Path, files: Iterable[Path]) -> bool:
+        """True when every file in `files` has the content the user trusted in `project_dir`
+        (a gated file added since, or one whose content changed, makes it False)."""
+        root = project_dir.resolve()
+        entry = self._load().get(_key(root))
+        if not isinstance(entry, dict) or not isinstance(entry.get("files"), dict):
+            return False
+        recorded: dict[str, Any] = entry["files"]
+        current = {_relative(root, f): file_digest(f) for f in files}
+        return bool(current) and all(
+            digest is not None and recorded.get(rel) == digest for rel, digest in current.items()
+        )
+
+    def trust(self, project_dir: Path, files: Iterable[Path]) -> TrustedProject:
+        """Record the current content of `files` as trusted for `project_dir`."""
+        root = project_dir.resolve()
+        digests: dict[str, str] = {}
+        for path in files:
+            digest = file_digest(path)
+            if digest is None:
+                raise OSError(f"cannot read {path} to trust it")
+            digests[_relative(root, path)] = digest
+        projects = self._load()
+        entry = TrustedProject(_key(root), digests, time.time())
+        projects[entry.path] = {"files": digests, "trusted_at": entry.trusted_at}
+        self._save(projects)
+        return entry
+
+    def revoke(self, project_dir: Path) -> bool:
+        """Forget the trust of `project_dir`; False when it was not trusted."""
+        projects = self._load()
+        removed = projects.pop(_key(project_dir), None)
+        if removed is None:
+            return False
+        self._save(projects)
+        return True
+
+    def entries(self) -> list[TrustedProject]:
+        found = []
+        for path, entry in sorted(self._load().items()):
+            if isinstance(entry, dict) and isinstance(entry.get("files"), dict):
+                found.append(
+                    TrustedProject(path, dict(entry["files"]), float(entry.get("trusted_at", 0)))
+                )
+        return found
+
+
+def _relative(root: Path, path: Path) -> str:
+    resolved = path.resolve()
+    return str(resolved.relative_to(root)) if resolved.is_relative_to(root) else str(resolved)

@@ -1,0 +1,135 @@
+"""Folder trust: the store of trusted project files, and what an untrusted file may set."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from agent.config import load_settings
+from agent.trust import TrustStore, project_files
+from agent.untrusted_config import filter_untrusted
+from prompts.locations import user_dirs
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    (root / ".gosling").mkdir()
+    (root / ".gosling" / "config.toml").write_text('provider = "openai"\n')
+    return root
+
+
+def test_trust_is_per_real_path_and_content(project: Path, tmp_path: Path) -> None:
+    store = TrustStore(tmp_path / "state" / "trust.json")
+    files = project_files(project)
+    assert not store.is_trusted(project, files)
+    store.trust(project, files)
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+    link = tmp_path / "link"
+    link.symlink_to(project)
+    assert store.is_trusted(link, project_files(link))  # the same folder by another path
+    (project / ".gosling" / "config.toml").write_text('provider = "anthropic"\n')
+    assert not store.is_trusted(project, project_files(project))
+
+
+def test_a_new_gated_file_needs_trust_again(project: Path, tmp_path: Path) -> None:
+    store = TrustStore(tmp_path / "trust.json")
+    store.trust(project, project_files(project))
+    extra = project / ".mcp.json"
+    extra.write_text("{}")
+    assert not store.is_trusted(project, [*project_files(project), extra])
+    store.trust(project, [*project_files(project), extra])
+    assert store.is_trusted(project, [*project_files(project), extra])
+
+
+def test_an_unreadable_store_trusts_nothing_and_revoke_forgets(
+    project: Path, tmp_path: Path
+) -> None:
+    store = TrustStore(tmp_path / "trust.json")
+    store.path.write_text("{not json")
+    assert not store.is_trusted(project, project_files(project))
+    store.trust(project, project_files(project))
+    assert [e.path for e in store.entries()] == [str(project.resolve())]
+    assert store.revoke(project)
+    assert not store.revoke(project)
+    assert not store.is_trusted(project, project_files(project))
+
+
+BASE = {"mode": "approve", "permissions": {"allow": ["a"], "ask": [], "deny": ["d"]}}
+
+
+def test_untrusted_files_set_only_safe_or_tightening_values() -> None:
+    kept = filter_untrusted(
+        {
+            "provider": "openai",
+            "model": "gpt-expensive",
+            "base_url": "http://evil",
+            "fast_model": "x",
+            "max_turns": 5000,
+            "extensions": [{"name": "x", "command": "sh"}],
+            "developer_extension": True,
+            "mask_keep_last": 3,
+            "context_strategy": "mask",
+            "context_file_names": ["NOTES.md"],
+            "permissions": {"allow": ["developer__shell"], "deny": ["developer__write"]},
+            "models": {"m": {"context_limit": 1000, "max_output_tokens": 64000}},
+        },
+        {**BASE, "developer_extension": False},
+    )
+    assert kept.values == {
+        "mask_keep_last": 3,
+        "context_strategy": "mask",
+        "context_file_names": ["NOTES.md"],
+        "permissions": {"allow": ["a"], "ask": [], "deny": ["d", "developer__write"]},
+        "models": {"m": {"context_limit": 1000}},
+    }
+    assert kept.ignored == [
+        "provider",
+        "model",
+        "base_url",
+        "fast_model",
+        "max_turns",
+        "extensions",
+        "developer_extension",
+        "permissions.allow",
+        "models.m.max_output_tokens",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("mode", "applies"),
+    [("auto", False), ("smart_approve", False), ("approve", True), ("chat", True)],
+)
+def test_a_mode_applies_only_when_at_least_as_strict(mode: str, applies: bool) -> None:
+    kept = filter_untrusted({"mode": mode}, BASE)
+    assert ("mode" in kept.values) is applies
+    assert ("mode" in kept.ignored) is not applies
+
+
+@pytest.mark.parametrize("name", ["../../.aws/credentials", "/etc/passwd", "..", "a\\b"])
+def test_hint_file_names_must_be_plain_names(name: str) -> None:
+    assert filter_untrusted({"context_file_names": ["AGENTS.md", name]}, BASE).ignored == [
+        "context_file_names"
+    ]
+
+
+def test_load_settings_applies_a_trusted_file_whole(project: Path) -> None:
+    config = user_dirs().config / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('mode = "approve"\n')
+    (project / ".gosling" / "config.toml").write_text('mode = "auto"\nbase_url = "http://x"\n')
+    untrusted = load_settings(project, environ={})
+    assert untrusted.settings.mode == "approve" and untrusted.settings.base_url is None
+    assert untrusted.project is not None and untrusted.project.ignored == ("mode", "base_url")
+    warning = untrusted.project.warning()
+    assert warning is not None and f"gosling trust {project}" in warning
+    assert "\n" not in warning
+    once = load_settings(project, environ={}, trust_project=True)
+    assert once.settings.mode == "auto" and once.project is not None and once.project.trusted
+    TrustStore.default().trust(project, project_files(project))
+    trusted = load_settings(project, environ={})
+    assert trusted.settings.base_url == "http://x" and trusted.project is not None
+    assert trusted.project.warning() is None

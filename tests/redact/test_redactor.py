@@ -1,0 +1,124 @@
+"""The one redactor: environment credentials and well-known key formats, wherever they are."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from redact import Redactor, redact
+
+FORMATS = [
+    ("sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123", "anthropic-key"),
+    ("sk-proj-abcdefghijklmnopqrstuvwxyz0123", "openai-key"),
+    ("sk-abcdefghijklmnopqrstuvwxyz0123", "openai-key"),
+    ("AKIAIOSFODNN7EXAMPLE", "aws-access-key-id"),
+    ("ASIAIOSFODNN7EXAMPLE", "aws-access-key-id"),
+    ("ghp_" + "a1" * 18, "github-token"),
+    ("gho_" + "b2" * 18, "github-token"),
+    ("ghs_" + "c3" * 18, "github-token"),
+    ("github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "github-token"),
+    ("xoxb-1234567890-abcdefghijkl", "slack-token"),
+    ("xoxp-1234567890-abcdefghijkl", "slack-token"),
+    ("https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXX", "slack-webhook"),
+    ("sk_live_abcdefghij0123456789", "stripe-key"),
+    ("rk_live_abcdefghij0123456789", "stripe-key"),
+    ("sk_test_abcdefghij0123456789", "stripe-key"),
+]
+
+
+@pytest.mark.parametrize(("secret", "kind"), FORMATS)
+def test_known_key_formats_are_replaced_wherever_they_appear(secret: str, kind: str) -> None:
+    redactor = Redactor({})
+    for text in (secret, f"export X={secret}\n", f'{{"k": "{secret}"}}', f"({secret})"):
+        out = redactor.redact(text)
+        assert secret not in out
+        assert f"[REDACTED:{kind}]" in out
+
+
+def test_aws_secret_next_to_its_key_id_and_labelled() -> None:
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    redactor = Redactor({})
+    for text in (
+        f"AKIAIOSFODNN7EXAMPLE,{secret}",
+        f"aws_secret_access_key = {secret}",
+        f'"SecretAccessKey": "{secret}"',
+    ):
+        out = redactor.redact(text)
+        assert secret not in out and "[REDACTED:aws-secret-key]" in out, out
+
+
+def test_pem_private_key_blocks_plain_and_json_escaped() -> None:
+    block = (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAA\n"
+        "-----END OPENSSH PRIVATE KEY-----"
+    )
+    redactor = Redactor({})
+    assert redactor.redact(f"key:\n{block}\nafter") == "key:\n[REDACTED:private-key]\nafter"
+    as_json = json.dumps({"out": block})
+    assert json.loads(redactor.redact_json(as_json)) == {"out": "[REDACTED:private-key]"}
+
+
+def test_url_passwords_and_bearer_tokens() -> None:
+    redactor = Redactor({})
+    assert (
+        redactor.redact("clone https://me:s3cretpass@git.example.com/r.git")
+        == "clone https://me:[REDACTED:url-password]@git.example.com/r.git"
+    )
+    assert redactor.redact("Authorization: Bearer abcdefghijklmnop1234") == (
+        "Authorization: Bearer [REDACTED:bearer-token]"
+    )
+
+
+def test_credential_environment_values_are_replaced_by_their_names() -> None:
+    env = {
+        "MY_SERVICE_TOKEN": "tok-12345678",
+        "DATABASE_URL": "postgres://app:pw-9876543@db/app",
+        "HOME": "/home/someone",
+        "SHORT_SECRET": "abc",
+    }
+    redactor = Redactor(env)
+    assert redactor.redact("t=tok-12345678") == "t=[REDACTED:MY_SERVICE_TOKEN]"
+    assert redactor.redact("postgres://app:pw-9876543@db/app") == "[REDACTED:DATABASE_URL]"
+    assert (
+        redactor.redact("password alone: pw-9876543") == "password alone: [REDACTED:DATABASE_URL]"
+    )
+    assert redactor.redact("/home/someone abc") == "/home/someone abc"
+
+
+def test_json_escaped_values_are_found_and_json_stays_valid() -> None:
+    value = 'pa"ss\\word-123'
+    redactor = Redactor({"APP_PASSWORD": value})
+    text = json.dumps({"out": f"x {value} y"})
+    assert json.loads(redactor.redact_json(text)) == {"out": "x [REDACTED:APP_PASSWORD] y"}
+
+
+def test_the_process_redactor_follows_environment_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert redact("value-abcdefgh") == "value-abcdefgh"
+    monkeypatch.setenv("LATE_API_KEY", "value-abcdefgh")
+    assert redact("value-abcdefgh") == "[REDACTED:LATE_API_KEY]"
+    monkeypatch.delenv("LATE_API_KEY")
+    assert redact("value-abcdefgh") == "value-abcdefgh"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+        "see https://example.com:8080/path/to@x and http://a.b/c:d@e",
+        "task-abcdefghijklmnopqrstuvwxyz risk-abcdefghijklmnopqrstuvwxyz",
+        "def test_live_test_(): pass",
+        "ordinary output\nwith lines\n",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert Redactor({}).redact(text) == text
+
+
+@given(st.text(max_size=200))
+def test_redacting_json_always_gives_valid_json(noise: str) -> None:
+    redactor = Redactor({"X_TOKEN": "tok\\en-123456"})
+    doc = json.dumps({"a": noise + "tok\\en-123456" + noise, "b": [noise, "sk-" + "a" * 24]})
+    json.loads(redactor.redact_json(doc))
