@@ -6,6 +6,7 @@ Shared by `gosling run` and `gosling session`, so both behave the same way.
 from __future__ import annotations
 
 import logging
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,8 @@ from agent.tools.manager import ExtensionEvent, ExtensionManager
 from agent.tools.mcp_json import load_mcp_json
 from agent.tools.recall import context_extension
 from agent.tools.spill import sweep_spill_files
-from prompts.locations import user_dirs
+from agent.trust import PROJECT_MCP_FILE, TRUST_FILE, TrustStore, project_files
+from prompts.locations import UserDirs, user_dirs
 from providers import Provider
 from sessions import SqliteSessionStore
 
@@ -157,6 +159,7 @@ async def build_runtime(
     configs += [parse_extension_spec(spec) for spec in with_extensions]
     for path in extras.mcp_configs:
         configs += load_mcp_json(path)
+    configs += _project_mcp_servers(working_dir, trust_project, dirs, on_warning)
     if configs:
         await tools.start_mcp(configs, working_dir, sandbox=sandbox.policy)
     agent = Agent(
@@ -168,3 +171,28 @@ async def build_runtime(
         approver=approver,
     )
     return Runtime(settings, provider, store, tools, agent, sandbox)
+
+
+def _project_mcp_servers(
+    working_dir: Path,
+    trust_project: bool,
+    dirs: UserDirs,
+    on_warning: Callable[[str], None] | None,
+) -> list[ExtensionConfig]:
+    """The servers of the project's `.mcp.json` (Claude Code's format) at the project root,
+    only when the user trusts the folder: a cloned repository must not start programs."""
+    root = project_root(working_dir)
+    path = root / PROJECT_MCP_FILE
+    if not path.is_file():
+        return []
+    store = TrustStore(dirs.state / TRUST_FILE)
+    if trust_project or store.is_trusted(root, project_files(root)):
+        return load_mcp_json(path)
+    warning = (
+        f"ignored the MCP servers of untrusted {path}; to start them run: "
+        f"gosling trust {shlex.quote(str(root))}"
+    )
+    logging.getLogger(__name__).info("%s", warning)
+    if on_warning is not None:
+        on_warning(warning)
+    return []

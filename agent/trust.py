@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-PROJECT_FILES: tuple[Path, ...] = (Path(".gosling") / "config.toml",)
+PROJECT_MCP_FILE = Path(".mcp.json")
+"""MCP servers a project declares in Claude Code's format; started only when trusted."""
+PROJECT_FILES: tuple[Path, ...] = (Path(".gosling") / "config.toml", PROJECT_MCP_FILE)
 """Project files (relative to the project root) that are acted on only when trusted."""
 TRUST_FILE = "trust.json"
 _VERSION = 1

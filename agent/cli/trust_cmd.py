@@ -55,28 +55,41 @@ def trust_command(directory: Path | None, list_: bool, revoke: bool) -> None:
 
 def _trust(store: TrustStore, target: Path) -> None:
     from agent.config import ConfigError, find_project_config, read_config_file
-    from agent.trust import file_digest, project_files
+    from agent.sandbox.choice import project_root
+    from agent.tools.extension_config import ExtensionConfigError
+    from agent.tools.mcp_json import load_mcp_json
+    from agent.trust import PROJECT_MCP_FILE, file_digest, project_files
     from agent.untrusted_config import describe_values
 
     if not target.is_dir():
         raise click.ClickException(f"{target} is not a directory")
     config = find_project_config(target)
-    if config is None:
+    root = config.parent.parent.resolve() if config else project_root(target.resolve())
+    mcp = root / PROJECT_MCP_FILE
+    if config is None and not mcp.is_file():
         raise click.ClickException(
-            f"no .gosling/config.toml in {target} or its parents up to the git root; "
-            "nothing to trust"
+            f"no .gosling/config.toml in {target} or its parents up to the git root, and no "
+            f"{mcp}; nothing to trust"
         )
-    root = config.parent.parent.resolve()
-    shown = file_digest(config)
-    try:
-        data = read_config_file(config)
-    except ConfigError as exc:
-        raise click.ClickException(f"{exc}; fix it before trusting the folder") from exc
-    click.echo(f"{config} sets:")
-    for line in describe_values(data) or ["(nothing)"]:
-        click.echo(f"  {line}")
+    shown = [file_digest(path) for path in (config, mcp) if path is not None and path.is_file()]
+    if config is not None:
+        try:
+            data = read_config_file(config)
+        except ConfigError as exc:
+            raise click.ClickException(f"{exc}; fix it before trusting the folder") from exc
+        click.echo(f"{config} sets:")
+        for line in describe_values(data) or ["(nothing)"]:
+            click.echo(f"  {line}")
+    if mcp.is_file():
+        try:
+            servers = load_mcp_json(mcp, environ={})
+        except ExtensionConfigError as exc:
+            raise click.ClickException(f"{exc}; fix it before trusting the folder") from exc
+        click.echo(f"{mcp} starts these MCP servers:")
+        for server in servers or []:
+            click.echo(f"  {server.name}: {server.describe()}")
     entry = store.trust(root, project_files(root))
-    if shown not in entry.files.values():  # changed between showing and recording it
-        store.revoke(root)
-        raise click.ClickException(f"{config} changed while it was shown; run this again")
-    click.echo(f"trusted {root}; the file applies until it changes")
+    if any(digest not in entry.files.values() for digest in shown):
+        store.revoke(root)  # changed between showing and recording it
+        raise click.ClickException("a project file changed while it was shown; run this again")
+    click.echo(f"trusted {root}; its project files apply until they change")

@@ -227,3 +227,36 @@ def test_stream_json_prints_each_tool_output_once(repo: Path, server: FakeLLMSer
         if part["type"] == "tool_response"
     ]
     assert answer["id"] == tool_result["id"] and answer["output_in"] == "tool_result"
+
+
+def test_a_project_mcp_json_starts_its_servers_only_once_the_folder_is_trusted(
+    repo: Path, server: FakeLLMServer
+) -> None:
+    marker = repo.parent / "mcp-server-started"
+    script = f"open({str(marker)!r}, 'w').close(); import mcp_server_time.__main__"
+    server_spec = {"command": sys.executable, "args": ["-c", script]}
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"time": server_spec}}))
+
+    server.add(Turn(text="no tools here"))
+    untrusted = gosling(run_args(server, "openai", "--sandbox", "off", "time?"), repo)
+    assert untrusted.returncode == 0, untrusted.stderr
+    assert not marker.exists()  # the repository's program never ran
+    assert "time__get_current_time" not in json.dumps(server.model_requests()[0].body)
+    assert f"gosling trust {repo}" in untrusted.stderr
+
+    trusted = gosling(["trust", str(repo)], repo)
+    assert trusted.returncode == 0, trusted.stderr
+    assert "time: " in trusted.stdout  # the servers were shown before trusting
+
+    server.add(Turn(text="now with tools"))
+    after = gosling(run_args(server, "openai", "--sandbox", "off", "time?"), repo)
+    assert after.returncode == 0, after.stderr
+    assert marker.exists()
+    assert "time__get_current_time" in json.dumps(server.model_requests()[1].body)
+
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"t2": server_spec}}))
+    marker.unlink()
+    server.add(Turn(text="changed file"))
+    changed = gosling(run_args(server, "openai", "--sandbox", "off", "time?"), repo)
+    assert changed.returncode == 0, changed.stderr
+    assert not marker.exists()  # a changed file is untrusted again
