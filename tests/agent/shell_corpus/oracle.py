@@ -21,10 +21,12 @@ SHIMMED = ("ls", "cat", "rm", "touch", "echo", "git", "grep", "head", "wc", "mkd
 TEMPLATE = {"a": "alpha\n", "b": "beta\n", "x": "x\n", "y": "y\n", "sub/f": "f\n"}
 RECORD, FIELD = "\x1e", "\x1f"
 SHIM = """#!/bin/sh
-{{ printf '%s' "{name}"; for arg in "$@"; do printf '\\037%s' "$arg"; done; printf '\\036'; }} \
->> "${{ORACLE_LOG:-/dev/null}}" 2>/dev/null
+record=$(printf '%s' "{name}"; for arg in "$@"; do printf '\\037%s' "$arg"; done; printf '\\036')
+printf '%s' "$record" >> "${{ORACLE_LOG:-/dev/null}}" 2>/dev/null
 {run}
 """
+"""Each shim appends its record in ONE write: programs of a pipeline run at the same time, and
+records written piece by piece interleaved ("catls"), which read as an unknown program."""
 DRIVER = """
 root="$1"; first="$2"; end="$3"
 for ((i = first; i < end; i++)); do
