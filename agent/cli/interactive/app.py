@@ -222,8 +222,17 @@ class InteractiveSession:
                 self.renderer.info(f"  {entry.text}")
         self.renderer.line("─" * 24 + " resumed " + "─" * 24, "dim")
 
-    def status_line(self) -> str:
-        return status_text(self.status)
+    def status_line(self, width: int | None = None) -> str:
+        """The status shortened to `width` columns (None: in full)."""
+        return status_text(self.status, width)
+
+    def toolbar(self) -> str:
+        """The status as the prompt's bottom toolbar: as wide as the terminal."""
+        width: int | None = None
+        if self._prompt is not None:
+            with contextlib.suppress(OSError):
+                width = self._prompt.app.output.get_size().columns - 2  # the leading space
+        return status_text(self.status, width)
 
     def refresh_status(self) -> None:
         """Recompute the status from the agent (after opening, `/clear`, `/model`, `/mode`)."""
@@ -252,7 +261,7 @@ class InteractiveSession:
         self._prompt = make_prompt_session(
             self.terminal,
             self.history_file,
-            toolbar=self.status_line,
+            toolbar=self.toolbar,
             commands=sorted(COMMANDS),
             arguments=lambda command: argument_choices(self, command),
         )
