@@ -4,33 +4,13 @@ items), driven through the pipe harness against the loopback fake server."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.agent.interactive.driver import interactive, session_options
+from tests.agent.interactive.test_session_flow import SUMMARY_TEXT
 from tests.fakes import FakeLLMServer, FakeUsage, Turn
-
-SUMMARY_TEXT = (
-    '<analysis>short</analysis>\n```json\n{"user_intent": ["read the notes"], '
-    '"current_work": "read them"}\n```'
-)
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    work = tmp_path / "repo"
-    (work / ".git").mkdir(parents=True)
-    return work
-
-
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
-    monkeypatch.setenv("GOSLING_MAX_RETRIES", "0")
-    with FakeLLMServer() as fake:
-        yield fake
 
 
 @pytest.mark.parametrize("word", ["quit", "exit", "Quit"])

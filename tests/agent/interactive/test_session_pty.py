@@ -17,13 +17,6 @@ from tests.fakes import FakeLLMServer, FakeToolCall, Turn
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    work = tmp_path / "repo"
-    (work / ".git").mkdir(parents=True)
-    return work
-
-
-@pytest.fixture
 def server() -> Iterator[FakeLLMServer]:
     with FakeLLMServer() as fake:
         yield fake
