@@ -60,8 +60,9 @@ class CompactionOutlook:
     """Agent-visible messages `/compact` would replace by a summary."""
     tokens_to_summarize: int
     retained_estimate: int
-    """Estimated context right after `/compact`: system prompt, hints, tool schemas, the
-    summary (assumed `SUMMARY_ESTIMATE_TOKENS` at most) and the continuation note."""
+    """Estimated context right after `/compact`: the current figure less the messages, plus
+    the summary (assumed `SUMMARY_ESTIMATE_TOKENS` at most) and the continuation note; never
+    more than the current figure (equal when a summary would save nothing)."""
 
 
 @dataclass(frozen=True)
@@ -129,14 +130,15 @@ def build_context_report(
     current = estimated if current_tokens is None else current_tokens
     in_messages = subdir_hints + conversation + tool_results + summaries
     continuation = counter.count_text(CONTINUATION_TEXTS["manual"]) if visible else 0
-    retained = (
-        system
-        + top_hints
-        + schemas
-        + min(in_messages, SUMMARY_ESTIMATE_TOKENS)
+    summary = (
+        min(in_messages, SUMMARY_ESTIMATE_TOKENS)
         + continuation
         + (2 * TOKENS_PER_MESSAGE if visible else 0)  # the summary and continuation
     )
+    # What stays is the current figure less what the summary saves, so the forecast is in
+    # the same units as the "Context: ~N" line (a provider's count or the local estimate)
+    # and never more than there is now.
+    retained = max(current - (in_messages - summary), summary) if in_messages > summary else current
     automatic = compacts_at_threshold and auto_compact_enabled(threshold) and context_limit > 0
     if not automatic and not why_not:
         why_not = (
@@ -208,11 +210,18 @@ def format_context_report(report: ContextReport) -> str:
         )
     else:
         lines.append(f"Auto-compaction is off: {outlook.why_not}.")
-    if outlook.messages_to_summarize:
+    if outlook.messages_to_summarize and outlook.retained_estimate < report.current_tokens:
         lines.append(
             f"/compact now would summarize {_plural(outlook.messages_to_summarize, 'message')} "
             f"(~{outlook.tokens_to_summarize:,} tokens) and keep ~{outlook.retained_estimate:,} "
-            "tokens (system prompt, hints, tool schemas, the summary)."
+            f"of ~{report.current_tokens:,} tokens (system prompt, hints, tool schemas, "
+            "the summary)."
+        )
+    elif outlook.messages_to_summarize:
+        lines.append(
+            f"/compact now would not make the context smaller: its "
+            f"{_plural(outlook.messages_to_summarize, 'message')} (~{outlook.tokens_to_summarize:,}"
+            " tokens) are about the size of a summary."
         )
     else:
         lines.append("/compact has nothing to summarize yet.")

@@ -26,7 +26,7 @@ from providers.factory import (
 )
 from providers.pricing import ModelPrice
 from providers.prompt_cache import PromptCache, prompt_cache_for
-from providers.registry import ModelLimits
+from providers.registry import ModelLimits, lookup_model
 from providers.retry import RetryPolicy
 from providers.server_window import PROBED_PROVIDERS, ServerWindow, probe_server_window
 
@@ -177,3 +177,42 @@ def describe_choice(settings: Settings, provider: Provider, env: Mapping[str, st
     if env.get("OPENAI_API_KEY"):
         return "OPENAI_API_KEY is set"
     return f"an Ollama server answered ({provider.name})"
+
+
+def describe_effective(
+    settings: Settings,
+    provider: Provider,
+    env: Mapping[str, str],
+    sources: Mapping[str, str] | None = None,
+) -> list[tuple[str, str, str]]:
+    """(what, value, why) for the provider, model and context window a run would use, for
+    `gosling config provider` and `gosling config show`. `sources` says where each setting
+    came from (`load_settings(...).sources`)."""
+    where = sources or {}
+    config = provider.model_config
+    if settings.model is not None:
+        model_why = f"the model setting ({where.get('model', 'config')})"
+    elif settings.provider is None and provider.name == "ollama":
+        model_why = "the first model the Ollama server lists"
+    else:
+        model_why = f"{provider.name}'s default model"
+    if settings.context_limit:
+        window_why = f"the context_limit setting ({where.get('context_limit', 'config')})"
+    else:
+        limits = lookup_model(config.model, _model_limits(settings))
+        if limits.source == "config":
+            window_why = f'[models."{limits.matched}"] context_limit in config'
+        elif limits.context_limit != config.context_limit:
+            window_why = "reported by the server"
+        elif limits.source == "registry":
+            window_why = f"model registry ({limits.matched})"
+        else:
+            window_why = "unknown model: the default; declare context_limit in config"
+    provider_why = describe_choice(settings, provider, env)
+    if settings.provider is not None and "provider" in where:
+        provider_why += f" ({where['provider']})"
+    return [
+        ("provider", provider.name, provider_why),
+        ("model", config.model, model_why),
+        ("context window", f"{config.context_limit:,} tokens", window_why),
+    ]

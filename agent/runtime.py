@@ -73,7 +73,13 @@ class Runtime:
     async def switch_model(self, session: AgentSession, model: str) -> Provider:
         """`/model NAME`: the same provider (or the configured one) with another model, from
         the next call of `session` on; the settings and the stored session follow. Raises
-        ConfigError, ProviderError or ValueError with a clear message, changing nothing."""
+        ConfigError, ProviderError or ValueError with a clear message, changing nothing;
+        a name the current provider cannot serve (`gpt-5` on Anthropic) is a ValueError."""
+        from providers.model_family import model_mismatch
+
+        mismatch = model_mismatch(self.provider.name, model)
+        if mismatch is not None:
+            raise ValueError(mismatch)
         updated = self.settings.model_copy(
             update={"model": model, "provider": self.settings.provider or self.provider.name}
         )

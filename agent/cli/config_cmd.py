@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 if TYPE_CHECKING:
-    from agent.config import ProjectConfig
+    from agent.config import ProjectConfig, Settings
+
+CHOSEN_AT_RUN_TIME = frozenset({"provider", "model", "context_limit"})
+"""Settings that, left unset, are decided when a run starts (shown under "a run here would
+use")."""
 
 
 @click.group("config")
@@ -53,9 +58,16 @@ def show(as_json: bool, working_dir: Path | None) -> None:
     click.echo(f"config dir: {dirs.config}\ndata dir:   {dirs.data}\nstate dir:  {dirs.state}")
     click.echo("files:      " + (", ".join(map(str, loaded.files)) or "(none)"))
     click.echo()
+    click.echo("a run here would use:")
+    for line in _effective_lines(loaded.settings, loaded.sources):
+        click.echo(f"  {line}")
+    click.echo()
     width = max(map(len, values))
     for key, value in values.items():
-        click.echo(f"{key:<{width}}  {json.dumps(value)}  [{loaded.sources[key]}]")
+        source = loaded.sources[key]
+        if value is None and key in CHOSEN_AT_RUN_TIME:
+            source = "not set: chosen at run time, see above"
+        click.echo(f"{key:<{width}}  {json.dumps(value)}  [{source}]")
     if ignored and loaded.project is not None:
         click.echo()
         click.echo(f"ignored (untrusted; apply with `gosling trust {loaded.project.root}`):")
@@ -72,6 +84,27 @@ def _ignored(project: ProjectConfig | None) -> dict[str, tuple[Any, str]]:
         return {}
     data = read_config_file(project.path)
     return {key: (value_at(data, key), str(project.path)) for key in project.ignored}
+
+
+def _effective_lines(settings: Settings, sources: Mapping[str, str]) -> list[str]:
+    """The provider, model and context window a run would use, each with its reason; raises
+    ProviderError when none can be chosen."""
+    import os
+
+    from agent.provider_choice import NO_PROVIDER_MESSAGE, choose_provider, describe_effective
+    from providers import ProviderError
+
+    try:
+        chosen = choose_provider(settings)
+    except ProviderError as exc:
+        why = (
+            "no API key set and no Ollama server answered"
+            if str(exc).strip() == NO_PROVIDER_MESSAGE.strip()
+            else str(exc).strip().splitlines()[0]
+        )
+        return [f"{'provider':<14}  none  [{why}; `gosling config provider` says how to get one]"]
+    rows = describe_effective(settings, chosen, os.environ, sources)
+    return [f"{what:<14}  {value}  [{why}]" for what, value, why in rows]
 
 
 @config_group.command("path")
@@ -99,18 +132,16 @@ def provider(working_dir: Path | None) -> None:
 
     from agent.cli.errors import ConfigProblem
     from agent.config import ConfigError, load_settings
-    from agent.provider_choice import choose_provider, describe_choice
+    from agent.provider_choice import choose_provider, describe_effective
     from providers import ProviderError
 
     try:
-        settings = load_settings(working_dir).settings
-        chosen = choose_provider(settings)
+        loaded = load_settings(working_dir)
+        chosen = choose_provider(loaded.settings)
     except ConfigError as exc:
         raise ConfigProblem(str(exc)) from exc
     except ProviderError as exc:
         click.echo(str(exc), err=True)
         raise SystemExit(2) from exc
-    config = chosen.model_config
-    click.echo(f"provider        {chosen.name}  [{describe_choice(settings, chosen, os.environ)}]")
-    click.echo(f"model           {config.model}")
-    click.echo(f"context window  {config.context_limit:,} tokens")
+    for what, value, why in describe_effective(loaded.settings, chosen, os.environ, loaded.sources):
+        click.echo(f"{what:<14}  {value}  [{why}]")

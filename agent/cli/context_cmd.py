@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -313,13 +313,28 @@ def _per_call_table(replay: TranscriptReplay) -> Any:
 
 # -- plot ---------------------------------------------------------------------------------------
 
-LINE_STYLES = {
-    "none": ("#7f7f7f", "-", 2.6),
-    "summarize": ("#1f77b4", "--", 1.6),
-    "mask": ("#2ca02c", ":", 2.2),
-    "hybrid": ("#d62728", "-", 1.3),
+LINE_STYLES: dict[str, tuple[str, str, float, str]] = {
+    "none": ("#7f7f7f", "-", 3.2, "o"),
+    "summarize": ("#1f77b4", "--", 2.4, "s"),
+    "mask": ("#2ca02c", "-.", 1.8, "^"),
+    "hybrid": ("#d62728", ":", 1.4, "D"),
 }
-"""Colour, line style and width per strategy; strategies that coincide stay visible."""
+"""Colour, line style, width and marker per strategy: each differs in all four, wider lines
+are drawn first and markers sit at staggered calls, so coinciding strategies stay visible."""
+OTHER_STYLE = ("black", "-", 1.0, "x")
+
+
+def same_as(series: Mapping[str, Sequence[int]]) -> dict[str, str]:
+    """For each series equal to an earlier one, the name of the first such series."""
+    seen: dict[tuple[int, ...], str] = {}
+    equal: dict[str, str] = {}
+    for name, values in series.items():
+        key = tuple(values)
+        if key in seen:
+            equal[name] = seen[key]
+        else:
+            seen[key] = name
+    return equal
 
 
 def write_plot(replays: Sequence[TranscriptReplay], path: Path) -> None:
@@ -334,12 +349,27 @@ def write_plot(replays: Sequence[TranscriptReplay], path: Path) -> None:
         len(replays), 1, figsize=(8, 3.6 * len(replays)), squeeze=False, layout="constrained"
     )
     for replay, ax in zip(replays, axes[:, 0], strict=True):
-        for name, result in replay.results.items():
+        results = replay.results
+        equal = same_as({name: [c.tokens for c in r.calls] for name, r in results.items()})
+        for index, (name, result) in enumerate(results.items()):
             xs = [c.call for c in result.calls]
             ys = [c.tokens for c in result.calls]
-            color, style, width = LINE_STYLES.get(name, ("black", "-", 1.2))
+            color, style, width, marker = LINE_STYLES.get(name, OTHER_STYLE)
+            label = f"{name}: {_k(result.tokens_sent)}"
+            if name in equal:
+                label += f" (same as {equal[name]})"
+            step = max(len(xs) // 8, len(results))
             (line,) = ax.plot(
-                xs, ys, style, color=color, lw=width, label=f"{name}: {_k(result.tokens_sent)}"
+                xs,
+                ys,
+                ls=style,
+                color=color,
+                lw=width,
+                marker=marker,
+                ms=5,
+                markevery=(index % step, step),
+                zorder=2 + index,
+                label=label,
             )
             compacted = [
                 c for c in result.calls if {"compaction", "overflow compaction"} & set(c.labels)
@@ -350,7 +380,8 @@ def write_plot(replays: Sequence[TranscriptReplay], path: Path) -> None:
                     [c.tokens for c in compacted],
                     "v",
                     color=line.get_color(),
-                    ms=6,
+                    ms=7,
+                    zorder=10,
                 )
         options = replay.options
         peak = max(r.peak_context for r in replay.results.values())

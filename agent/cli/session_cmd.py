@@ -187,14 +187,17 @@ async def run_session(
         early.info(runtime.sandbox.warning)
     try:
         app = InteractiveSession(
-            runtime, terminal, history_file=history_file or user_dirs().state / "history"
+            runtime,
+            terminal,
+            history_file=history_file or user_dirs().state / "history",
+            pinned=frozenset(k for k in ("provider", "model", "mode") if options.flags.get(k)),
         )
         try:
             resume_id = None
             if options.resume is not None:
                 assert runtime.store is not None
                 resume_id = resume_target(runtime.store, runtime.agent.working_dir, options.resume)
-            app.start(resume_id=resume_id, name=options.name)
+            await app.start(resume_id=resume_id, name=options.name)
         except (LookupError, SessionStoreError) as exc:
             early.error(str(exc))
             return EXIT_ERROR

@@ -130,3 +130,35 @@ def test_the_command_is_listed_in_help() -> None:
     result = CliRunner().invoke(cli, ["--help"])
     assert "context" in result.output
     assert "Replay a session through the context pipeline." in result.output
+
+
+def test_plot_keeps_coinciding_strategies_visible_and_says_so(
+    run_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    drawn: list[Figure] = []
+    save = Figure.savefig
+
+    def keep(self: Figure, *args: object, **kwargs: object) -> None:
+        drawn.append(self)
+        save(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    monkeypatch.setattr("matplotlib.pyplot.close", lambda figure: None)
+    result = replay(str(run_file), "--plot", str(tmp_path / "plot.png"))
+    assert result.exit_code == 0, result.output
+    [axes] = drawn[0].axes
+    box = axes.get_legend()
+    assert box is not None
+    legend = [t.get_text() for t in box.get_texts()]
+    # With a large window hybrid never summarizes, so it sends exactly what mask sends.
+    assert [t.split(":")[0] for t in legend[:4]] == ["none", "summarize", "mask", "hybrid"]
+    assert legend[3].endswith("(same as mask)") and "same as" not in legend[2]
+    lines = {str(line.get_label()).split(":")[0]: line for line in axes.get_lines()[:4]}
+    styles = {(line.get_linestyle(), line.get_marker()) for line in lines.values()}
+    assert len(styles) == 4  # each strategy has its own line style and marker
+    mask, hybrid = lines["mask"], lines["hybrid"]
+    assert hybrid.get_zorder() > mask.get_zorder() and hybrid.get_linewidth() < mask.get_linewidth()
+    assert mask.get_markevery() != hybrid.get_markevery()  # markers at different calls

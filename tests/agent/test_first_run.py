@@ -68,3 +68,33 @@ def test_dev_py_run_without_a_provider_shows_the_demo_and_exits_0(tmp_path: Path
     assert set(_rows(result.stdout)) == set(STRATEGIES)
     assert "ollama pull" in result.stderr
     assert "gosling is " in result.stderr.splitlines()[-1]
+
+
+def test_config_show_names_the_effective_provider_model_and_window(tmp_path: Path) -> None:
+    env = {k: v for k, v in _no_provider_env().items() if not k.startswith("GOSLING_")}
+    env["GOSLING_HOME"] = os.environ["GOSLING_HOME"]
+    keyed = gosling(["config", "show"], tmp_path, env={**env, "ANTHROPIC_API_KEY": "sk-test"})
+    assert keyed.returncode == 0, keyed.stderr
+    lines = keyed.stdout.splitlines()
+    start = lines.index("a run here would use:")
+    assert lines[start + 1].split() == ["provider", "anthropic", "[ANTHROPIC_API_KEY", "is", "set]"]
+    assert lines[start + 2].split()[:2] == ["model", "claude-sonnet-4-6"]
+    assert "[anthropic's default model]" in lines[start + 2]
+    assert "1,000,000 tokens  [model registry (claude-sonnet-4-6)]" in lines[start + 3]
+    assert not any(
+        line.split()[:2] == ["provider", "null"] and "[default]" in line for line in lines
+    )
+
+    flagged = gosling(
+        ["config", "show"],
+        tmp_path,
+        env={**env, "GOSLING_PROVIDER": "openai", "GOSLING_MODEL": "gpt-4o", "OPENAI_API_KEY": "k"},
+    )
+    assert flagged.returncode == 0, flagged.stderr
+    assert "provider        openai  [the provider setting (env GOSLING_PROVIDER)]" in flagged.stdout
+    assert "model           gpt-4o  [the model setting (env GOSLING_MODEL)]" in flagged.stdout
+
+    missing = gosling(["config", "show"], tmp_path, env=env)
+    assert missing.returncode == 0, missing.stderr
+    assert "provider        none  [no API key set and no Ollama server answered" in missing.stdout
+    assert "gosling config provider` says how to get one" in missing.stdout

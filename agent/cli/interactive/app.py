@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.cli.interactive.commands import COMMANDS, argument_choices, dispatch
+from agent.cli.interactive.commands import COMMANDS, LEAVE_WORDS, argument_choices, dispatch
 from agent.cli.interactive.prompt import ask_approval, make_prompt_session
 from agent.cli.interactive.render import INTERRUPTED_TEXT, Renderer
 from agent.cli.interactive.status import StatusInfo, status_text
@@ -35,14 +35,24 @@ if TYPE_CHECKING:
     from agent.session import AgentSession
 
 RECENT_EXCHANGES = 3
+CHOICES_KEY = "interactive.choices"
+"""Extension data key of the session's `/model` and `/mode` choices."""
 KEYS_HELP = "/help · Esc+Enter: new line · Ctrl-C: interrupt · Ctrl-D: quit"
 
 
 class InteractiveSession:
     def __init__(
-        self, runtime: Runtime, terminal: Terminal, *, history_file: Path | None = None
+        self,
+        runtime: Runtime,
+        terminal: Terminal,
+        *,
+        history_file: Path | None = None,
+        pinned: frozenset[str] = frozenset(),
     ) -> None:
         self.runtime = runtime
+        self.pinned = pinned
+        """Choices given as flags ("provider", "model", "mode"): a resumed session's own
+        `/model` and `/mode` choices do not override them."""
         self.terminal = terminal
         self.renderer = Renderer(terminal, status=self.status_line)
         self.history_file = history_file
@@ -67,12 +77,14 @@ class InteractiveSession:
 
     # -- sessions -------------------------------------------------------------------------------
 
-    def start(self, *, resume_id: str | None = None, name: str = "") -> None:
-        """Open a new session, or resume `resume_id` and show its last exchanges."""
+    async def start(self, *, resume_id: str | None = None, name: str = "") -> None:
+        """Open a new session, or resume `resume_id` (with its model and mode) and show its
+        last exchanges."""
         if resume_id is None:
             self._session = self.agent.new_session(name)
         else:
             self._session = self.agent.resume_session(resume_id)
+            await self.restore_choices()
         self.refresh_status()
         self.banner()
         if resume_id is not None:
@@ -90,6 +102,44 @@ class InteractiveSession:
                 f"{self.agent.working_dir}"
             )
 
+    def remember_choices(self) -> None:
+        """Keep the `/model` and `/mode` choices with the session, so resuming restores them."""
+        provider = self.agent.provider
+        self.session.set_extension_data(
+            CHOICES_KEY,
+            {
+                "provider": provider.name,
+                "model": provider.model_config.model,
+                "mode": self.agent.permissions.mode.value,
+            },
+        )
+
+    async def restore_choices(self) -> None:
+        """Bring back the model and mode this session last chose (flags win); a choice that
+        no longer works is named and the current one kept."""
+        choices = self.session.extension_data.get(CHOICES_KEY)
+        if not isinstance(choices, dict):
+            return
+        mode = choices.get("mode")
+        if "mode" not in self.pinned and isinstance(mode, str):
+            try:
+                self.agent.set_mode(mode)
+            except ValueError as exc:
+                self.renderer.note(f"cannot restore mode {mode}: {exc}")
+        model, provider = choices.get("model"), choices.get("provider")
+        current = self.agent.provider
+        wanted = isinstance(model, str) and model and provider == current.name
+        if wanted and "model" not in self.pinned and model != current.model_config.model:
+            from agent.config import ConfigError
+            from providers import ProviderError
+
+            assert isinstance(model, str)
+            try:
+                await self.runtime.switch_model(self.session, model)
+            except (ConfigError, ProviderError, ValueError) as exc:
+                self.renderer.note(f"cannot restore model {model}: {exc}")
+        self.refresh_status()
+
     async def switch_to(self, session_id: str) -> None:
         """`/resume`: continue another stored session (the current one is kept)."""
         previous = self._session
@@ -98,8 +148,12 @@ class InteractiveSession:
             await previous.pipeline.close()
             self._discard_if_empty(previous)
         self.always_allowed.clear()
-        self.refresh_status()
-        self.renderer.info(f"Resumed session {session_id}.")
+        await self.restore_choices()
+        provider = self.agent.provider
+        self.renderer.info(
+            f"Resumed session {session_id} · {provider.name}/{provider.model_config.model} · "
+            f"mode {self.agent.permissions.mode.value}."
+        )
         self._note_moved_session(session_id)
         self.show_recent()
 
@@ -168,8 +222,17 @@ class InteractiveSession:
                 self.renderer.info(f"  {entry.text}")
         self.renderer.line("─" * 24 + " resumed " + "─" * 24, "dim")
 
-    def status_line(self) -> str:
-        return status_text(self.status)
+    def status_line(self, width: int | None = None) -> str:
+        """The status shortened to `width` columns (None: in full)."""
+        return status_text(self.status, width)
+
+    def toolbar(self) -> str:
+        """The status as the prompt's bottom toolbar: as wide as the terminal."""
+        width: int | None = None
+        if self._prompt is not None:
+            with contextlib.suppress(OSError):
+                width = self._prompt.app.output.get_size().columns - 2  # the leading space
+        return status_text(self.status, width)
 
     def refresh_status(self) -> None:
         """Recompute the status from the agent (after opening, `/clear`, `/model`, `/mode`)."""
@@ -198,7 +261,7 @@ class InteractiveSession:
         self._prompt = make_prompt_session(
             self.terminal,
             self.history_file,
-            toolbar=self.status_line,
+            toolbar=self.toolbar,
             commands=sorted(COMMANDS),
             arguments=lambda command: argument_choices(self, command),
         )
@@ -219,6 +282,8 @@ class InteractiveSession:
                 text = text.strip()
                 if not text:
                     continue
+                if text.lower() in LEAVE_WORDS:
+                    break
                 if text.startswith("/") and not text.startswith("//"):
                     if not await dispatch(self, text):
                         break

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent.cli.interactive.status import compact_number
+from agent.cli.interactive.status import StatusInfo, compact_number
 from agent.events import CompactionFinished, Event
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ class CommandHost(Protocol):
 
     renderer: Renderer
     runtime: Runtime
+    status: StatusInfo
 
     @property
     def agent(self) -> Agent: ...
@@ -41,6 +42,9 @@ class CommandHost(Protocol):
         """Keep the command and its outcome in the user's history (never the model's)."""
 
     def refresh_status(self) -> None: ...
+
+    def remember_choices(self) -> None:
+        """Keep the current model and mode with the session (restored on resume)."""
 
     def on_event(self, event: Event) -> None: ...
 
@@ -98,8 +102,10 @@ async def _compact(app: CommandHost, argument: str) -> bool:
     async def work() -> None:
         try:
             async for event in app.agent.compact(session, trigger="manual", focus=argument or None):
-                app.on_event(event)
-                if isinstance(event, CompactionFinished):
+                if not isinstance(event, CompactionFinished):
+                    app.on_event(event)
+                else:  # the outcome is printed once, below, and kept in the history
+                    app.status = app.status.after(event)
                     outcome.append(
                         f"Compaction complete: ~{compact_number(event.tokens_before)} → "
                         f"~{compact_number(event.tokens_after)} tokens."
@@ -129,6 +135,7 @@ async def _mode(app: CommandHost, argument: str) -> bool:
     except ValueError as exc:
         app.renderer.error(str(exc))
         return True
+    app.remember_choices()
     app.refresh_status()
     app.renderer.line(f"mode: {app.agent.permissions.mode.value}", "green")
     return True
@@ -151,6 +158,7 @@ async def _model(app: CommandHost, argument: str) -> bool:
     except (ConfigError, ProviderError, ValueError) as exc:
         app.renderer.error(f"cannot switch to {argument}: {exc}")
         return True
+    app.remember_choices()
     app.refresh_status()
     app.renderer.line(
         f"model: {provider.name}/{provider.model_config.model} "
@@ -251,9 +259,13 @@ COMMANDS: dict[str, SlashCommand] = {
     "/hints": SlashCommand("/hints", "the hint files loaded", _hints),
     "/sessions": SlashCommand("/sessions", "recent sessions", _sessions),
     "/resume": SlashCommand("/resume [ID]", "continue another session", _resume),
-    "/exit": SlashCommand("/exit", "leave (also Ctrl-D)", _exit),
+    "/exit": SlashCommand("/exit, /quit", "leave (also Ctrl-D, or `quit` alone)", _exit),
 }
 ALIASES = {"/quit": "/exit", "/q": "/exit", "/?": "/help"}
+
+
+LEAVE_WORDS = frozenset({"quit", "exit"})
+"""Typed alone on the line, these leave like `/exit` instead of going to the model."""
 
 
 def parse(text: str) -> tuple[str, str]:

@@ -3,7 +3,7 @@
 Input: Enter sends; Esc+Enter (or Alt+Enter) starts a new line, and a bracketed paste keeps
 its newlines; history lives in `<state dir>/history`; slash commands complete with Tab.
 Ctrl-C clears the line (on an empty line the app says how to leave); Ctrl-D on an empty line
-leaves. The status line is the prompt's bottom toolbar.
+leaves; Enter on an empty line does nothing. The status line is the prompt's bottom toolbar.
 
 Approval: one key, no Enter: `y` runs the call once, `n` (or Esc) declines it, `a` allows
 that tool for the rest of the session. Ctrl-C declines and interrupts the turn.
@@ -37,6 +37,8 @@ def make_prompt_session(
 ) -> PromptSession[str]:
     """The main input line; `arguments(command)` lists completions for a command's argument."""
     from prompt_toolkit import PromptSession
+    from prompt_toolkit.application import get_app
+    from prompt_toolkit.filters import Condition
     from prompt_toolkit.history import FileHistory, InMemoryHistory
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
@@ -45,6 +47,11 @@ def make_prompt_session(
     @bindings.add("escape", "enter")
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
+
+    @bindings.add("enter", filter=Condition(lambda: not get_app().current_buffer.text.strip()))
+    def _nothing_to_send(event: KeyPressEvent) -> None:
+        """Enter on an empty line does nothing: the Enter people press after an approval
+        key (`y⏎`) must not print another, empty, prompt line."""
 
     @bindings.add("c-c")
     def _clear_or_interrupt(event: KeyPressEvent) -> None:

@@ -65,10 +65,14 @@ def fold_output(text: str, max_lines: int = FOLD_LINES, width: int = 200) -> tup
     return shown, max(len(lines) - max_lines, 0)
 
 
+def _cut_line(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
 class _LiveTail:
     """The live region: the open markdown block, then a spinner with the status line."""
 
-    def __init__(self, status: Callable[[], str]) -> None:
+    def __init__(self, status: Callable[[int | None], str]) -> None:
         self.lines: list[list[Segment]] = []
         self.label = "thinking"
         self._status = status
@@ -84,15 +88,18 @@ class _LiveTail:
             yield Segment.line()
         if self._spinner is None:
             self._spinner = Spinner("dots", style="cyan")
-        text = f"{self.label}…  {self._status()}"
-        if len(text) + 2 > options.max_width:
-            text = f"{self.label}…  Ctrl-C interrupts"
+        label = f"{self.label}…  "
+        room = options.max_width - len(label) - 3  # the spinner and its space
+        status = self._status(room) if room >= 12 else ""
+        text = _cut_line(label + status, options.max_width - 3)
         self._spinner.text = Text(text, style="dim")
         yield self._spinner
 
 
 class Renderer:
-    def __init__(self, terminal: Terminal, status: Callable[[], str] = lambda: "") -> None:
+    def __init__(
+        self, terminal: Terminal, status: Callable[[int | None], str] = lambda width: ""
+    ) -> None:
         from rich.console import Console
 
         self.terminal = terminal

@@ -46,21 +46,38 @@ def compact_number(n: int) -> str:
     return f"{n / 1_000_000:.1f}".removesuffix(".0") + "M"
 
 
-def status_text(info: StatusInfo) -> str:
-    """`model · mode · 12.3k/200k tokens (6%) · compacts in 147.7k`."""
-    parts = [info.model, info.mode]
+def status_text(info: StatusInfo, width: int | None = None) -> str:
+    """`model · mode · 12.3k/200k tokens (6%) · compacts in 147.7k`, shortened to fit
+    `width` columns when given: the least useful detail goes first, the model name is cut
+    last."""
     limit = info.context_limit
     used = compact_number(info.context_tokens)
     if limit > 0:
         percent = usage_percent(info.context_tokens, limit)
-        parts.append(f"{used}/{compact_number(limit)} tokens ({percent}%)")
+        usage, short_usage = f"{used}/{compact_number(limit)} tokens ({percent}%)", f"{percent}%"
     else:
-        parts.append(f"{used} tokens")
+        usage = short_usage = f"{used} tokens"
     if info.auto_compact and auto_compact_enabled(info.threshold) and limit > 0:
         left = math.floor(limit * info.threshold) - info.context_tokens
-        parts.append(
-            f"compacts in {compact_number(left)}" if left > 0 else "compacts on the next call"
-        )
+        outlook = f"compacts in {compact_number(left)}" if left > 0 else "compacts on the next call"
     else:
-        parts.append("auto-compact off")
-    return " · ".join(parts)
+        outlook = "auto-compact off"
+    full = " · ".join([info.model, info.mode, usage, outlook])
+    if width is None:
+        return full
+    for parts in (
+        [info.model, info.mode, usage],
+        [info.model, info.mode, short_usage],
+        [info.model, short_usage],
+    ):
+        if len(full) <= width:
+            return full
+        full = " · ".join(parts)
+    tail = f" · {short_usage}"
+    return (
+        _cut(info.model, width - len(tail)) + tail if width > len(tail) + 4 else _cut(full, width)
+    )
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"

@@ -46,12 +46,16 @@ def gosling_env(server: FakeLLMServer, **extra: str) -> dict[str, str]:
 
 
 class PtySession:
-    def __init__(self, args: Sequence[str], cwd: Path, env: Mapping[str, str]) -> None:
+    def __init__(
+        self, args: Sequence[str], cwd: Path, env: Mapping[str, str], *, columns: int = COLUMNS
+    ) -> None:
+        """`columns`: the terminal's width (the COLUMNS variable follows it)."""
+        env = {**env, "COLUMNS": str(columns)}
         pid, fd = pty.fork()
         if pid == 0:  # the child: becomes gosling on the terminal
             try:
                 os.chdir(cwd)
-                fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+                fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, columns, 0, 0))
                 os.execve(sys.executable, [sys.executable, "-m", "agent.cli", *args], dict(env))
             finally:
                 os._exit(127)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,14 +21,6 @@ def repo(tmp_path: Path) -> Path:
     (work / ".git").mkdir(parents=True)
     (work / "AGENTS.md").write_text("Use tabs.\n")
     return work
-
-
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
-    monkeypatch.setenv("GOSLING_MAX_RETRIES", "0")
-    with FakeLLMServer() as fake:
-        yield fake
 
 
 def last_user_text(server: FakeLLMServer) -> str:

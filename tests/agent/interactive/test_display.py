@@ -44,6 +44,19 @@ def test_status_line_shows_model_mode_usage_and_distance_to_compaction() -> None
     assert status_text(status(threshold=0.0)).endswith("auto-compact off")
 
 
+def test_status_line_fits_the_width_dropping_detail_before_the_model() -> None:
+    full = status_text(status())
+    assert status_text(status(), width=200) == full
+    assert status_text(status(), width=len(full)) == full
+    assert status_text(status(), width=45) == "claude-x · approve · 12.3k/200k tokens (6%)"
+    assert status_text(status(), width=25) == "claude-x · approve · 6%"
+    assert status_text(status(), width=16) == "claude-x · 6%"
+    long_model = status(model="claude-sonnet-4-6-a-long-deployment-name")
+    assert status_text(long_model, width=20) == "claude-sonnet-… · 6%"
+    for width in range(8, 90):
+        assert len(status_text(long_model, width=width)) <= width
+
+
 def test_status_percentage_rounds_half_up_like_goose() -> None:
     half = status(context_tokens=2_500, context_limit=100_000)
     assert "2.5k/100k tokens (3%)" in status_text(half)

@@ -13,14 +13,7 @@ import pytest
 from conversation import Message, fix_conversation
 from sessions import SqliteSessionStore
 from tests.agent.interactive.pty_session import PtySession, gosling_env
-from tests.fakes import FakeLLMServer, Turn
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    work = tmp_path / "repo"
-    (work / ".git").mkdir(parents=True)
-    return work
+from tests.fakes import FakeLLMServer, FakeToolCall, Turn
 
 
 @pytest.fixture
@@ -117,3 +110,56 @@ def test_closing_the_terminal_stops_the_running_tool_processes(
         term.close()
     wait_until_sync(lambda: not any(processes_running(m) for m in marks), within=15)
     assert "Event loop is closed" not in term.text
+
+
+def test_enter_after_an_approval_key_adds_no_empty_prompt(
+    repo: Path, server: FakeLLMServer
+) -> None:
+    server.add(
+        Turn(tool_calls=[FakeToolCall("developer__shell", {"command": "echo hi"})]),
+        Turn(text="Done now."),
+    )
+    term = PtySession(["session", "--mode", "approve"], repo, gosling_env(server))
+    try:
+        term.expect("Ctrl-D: quit")
+        term.send("go\r")
+        term.expect("Allow?")
+        term.send("y\r")  # the habit: a key, then Enter
+        term.expect("Done now.")
+        term.expect("›")
+        term.send("/exit\r")
+        term.expect("saved")
+        assert term.wait() == 0
+    finally:
+        term.close()
+    before_exit = term.text.split("Done now.")[1].split("/exit")[0]
+    prompt = before_exit[before_exit.index("›") :]
+    assert "\n" not in prompt  # the prompt was not sent empty and drawn again
+    assert len(server.model_requests()) == 2
+
+
+def test_the_status_during_a_turn_uses_the_terminal_width(
+    repo: Path, server: FakeLLMServer
+) -> None:
+    model = "claude-sonnet-4-6-with-a-long-deployment-name"
+    server.add(Turn(text="Slow reply.", delay=1), Turn(text="Narrow reply.", delay=1))
+    wide = PtySession([], repo, gosling_env(server, GOSLING_MODEL=model), columns=160)
+    try:
+        wide.expect("Ctrl-D: quit")
+        wide.send("go\r")
+        shown = wide.expect("Slow reply.")
+        assert f"thinking…  {model} · auto · " in shown and "compacts in" in shown
+        wide.send("/exit\r")
+        assert wide.wait() == 0
+    finally:
+        wide.close()
+    narrow = PtySession([], repo, gosling_env(server, GOSLING_MODEL=model), columns=60)
+    try:
+        narrow.expect("Ctrl-D:")
+        narrow.send("go on\r")
+        shown = narrow.expect("Narrow reply.")
+        assert "thinking…  claude-sonnet-4-6-with-a-long-deployment… · 0%" in shown
+        narrow.send("/exit\r")
+        assert narrow.wait() == 0
+    finally:
+        narrow.close()
