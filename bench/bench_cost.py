@@ -8,11 +8,6 @@ gosling puts them; Sonnet's ratios) and the OpenAI cache (prefix in 128-token bl
 ratios), in units of one new input token; `cost` adds the output tokens (replies and
 summaries) at the family's output ratio, `input_cost` leaves them out.
 
-`gosling_without_turn_context` is a what-if, not a policy: gosling's requests with the
-per-turn context block taken out of the last message. Today the block rides on the message
-that carries the last cache breakpoint and changes every call, so each tool output is paid
-in full twice; this row shows what keeping it out of the cached prefix would save.
-
 Also: how many hidden-then-used pairs (`context_mgmt.later_use`) each corpus transcript has,
 the denominator of the count a strategy will be judged by.
 """
@@ -34,7 +29,6 @@ def _loop(steps: int) -> dict[str, Any]:
         policy_figures,
         recorded_requests,
         scripted_loop,
-        without_turn_context,
     )
     from context_mgmt.request_segments import RequestSegmenter
     from context_mgmt.tokens import TokenCounter
@@ -57,9 +51,7 @@ def _loop(steps: int) -> dict[str, Any]:
             "gosling": policy_figures(gosling, cache),
         }
         figures["codex"]["compactions"] = compactions
-        stable_tail = recorded_requests(without_turn_context(sent), conversation, segmenter)
-        figures["gosling_without_turn_context"] = policy_figures(stable_tail, cache)
-        for name in ("none", "gosling", "gosling_without_turn_context"):
+        for name in ("none", "gosling"):
             figures[name]["cost_vs_codex"] = round(
                 figures[name]["cost"] / figures["codex"]["cost"], 3
             )

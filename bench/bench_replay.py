@@ -6,7 +6,10 @@ The corpus is `GOSLING_BENCH_CORPUS` (`python -m bench --corpus DIR` sets it), e
 deterministic stub summarizer, so the figures are exact and repeat from run to run. Per
 transcript and in total: tokens sent relative to `none`, peak
 context, compactions, tool pairs summarized, the input tokens of the summarizer's own calls
-(a cost `tokens_sent` leaves out), and whether every agent view was valid.
+(a cost `tokens_sent` leaves out), whether every agent view was valid, and what each
+strategy costs with Anthropic's prompt cache (`cost`, in new input tokens, and the share
+read from the cache) beside how often it hid a tool output that a later reply used
+(`hidden_then_used` of `later_uses`, `context_mgmt.later_use`): the trade-off of issue 16.
 
 Targets (issue 11): `hybrid` sends at most 40% of what `none` sends and at most 70% of what
 `summarize` sends, with every view valid.
@@ -73,10 +76,13 @@ def run() -> dict[str, Any]:
     totals = dict.fromkeys(REPLAY_STRATEGIES, 0)
     side = dict.fromkeys(REPLAY_STRATEGIES, 0)
     valid = dict.fromkeys(REPLAY_STRATEGIES, True)
+    costs = dict.fromkeys(REPLAY_STRATEGIES, 0.0)
+    hidden = dict.fromkeys(REPLAY_STRATEGIES, 0)
     for replay in replays:
         row: dict[str, Any] = {"model_calls": replay.model_calls}
         for name, result in replay.results.items():
             relative = replay.relative(name)
+            cost = replay.relative_cost(name)
             row[name] = {
                 "tokens_sent": result.tokens_sent,
                 "relative_to_none": None if relative is None else round(relative, 3),
@@ -86,7 +92,14 @@ def run() -> dict[str, Any]:
                 "tokens_masked": result.tokens_masked,
                 "summarizer_input_tokens": result.side_input_tokens,
                 "valid": result.all_valid,
+                "cost": round(result.cost),
+                "cost_relative_to_none": None if cost is None else round(cost, 3),
+                "cached_share": round(result.cached_share, 3),
+                "hidden_then_used": result.hidden_then_used,
+                "later_uses": result.later_uses,
             }
+            costs[name] += result.cost
+            hidden[name] += result.hidden_then_used
             totals[name] += result.tokens_sent
             side[name] += result.side_input_tokens
             valid[name] = valid[name] and result.all_valid
@@ -107,6 +120,9 @@ def run() -> dict[str, Any]:
                 "relative_to_none": round(totals[name] / none, 3),
                 "summarizer_input_tokens": side[name],
                 "all_valid": valid[name],
+                "cost": round(costs[name]),
+                "cost_relative_to_none": round(costs[name] / (costs["none"] or 1), 3),
+                "hidden_then_used": hidden[name],
             }
             for name in REPLAY_STRATEGIES
         },
@@ -133,14 +149,24 @@ def table_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
     def cells(row: dict[str, Any], key: str) -> str:
         return "  ".join(f"{name} {row[name][key]:.1%}" for name in ("summarize", "mask", "hybrid"))
 
+    def cost_cells(row: dict[str, Any]) -> str:
+        """Cost relative to `none` and hidden-then-used, per strategy."""
+        return "  ".join(
+            f"{name} {row[name]['cost_relative_to_none'] or 0:.1%} "
+            f"hid {row[name]['hidden_then_used']}"
+            for name in ("none", "summarize", "mask", "hybrid")
+        )
+
     for name, row in result["transcripts"].items():
         flags = "valid" if all(row[s]["valid"] for s in row if s != "model_calls") else "INVALID"
         peak = row["hybrid"]["peak_context"] / 1000
         rows.append((name, f"{cells(row, 'relative_to_none')}  (hybrid peak {peak:.1f}k, {flags})"))
+        rows.append((f"{name} cost", cost_cells(row)))
     totals = result["totals"]
     rows.append(
         ("total", cells(totals, "relative_to_none") + f"  none {totals['none']['tokens_sent']:,}")
     )
+    rows.append(("total cost", cost_cells(totals)))
     targets = result["targets"]
     rows.append(
         (

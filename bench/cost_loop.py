@@ -300,26 +300,6 @@ def recorded_requests(
     return requests
 
 
-def without_turn_context(sent: Sequence[ScriptedRequest]) -> list[ScriptedRequest]:
-    """What-if: the same requests with the per-turn context block removed from the last
-    message, i.e. kept out of the cached prefix (its own tokens are left out too)."""
-    import dataclasses
-
-    from conversation import TextContent
-
-    def strip(request: ScriptedRequest) -> ScriptedRequest:
-        *head, last = request.messages
-        kept = tuple(
-            p
-            for p in last.content
-            if not (isinstance(p, TextContent) and p.text.startswith("<turn-context>"))
-        )
-        messages = (*head, last.with_content(kept)) if kept else tuple(head)
-        return dataclasses.replace(request, messages=messages)
-
-    return [strip(r) for r in sent]
-
-
 def policy_figures(requests: Sequence[Request], cache: PromptCache) -> dict[str, Any]:
     """What one policy's requests cost under `cache`: totals and the size of the last call."""
     from providers.cache_cost import price_requests, total_cost

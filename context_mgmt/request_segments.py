@@ -10,7 +10,8 @@ prefix from that message on, exactly as they would at the provider.
 
 Breakpoints follow `providers/anthropic.py`: the system prompt, and the last message of each
 of the last two user turns (consecutive messages of one role form one turn; messages with
-nothing to send are left out of turns). Other mechanisms need no breakpoints.
+nothing to send are left out of turns; the per-turn context block never carries one).
+Other mechanisms need no breakpoints.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 from context_mgmt.tokens import REPLY_PRIMER_TOKENS, SYSTEM_OVERHEAD, TokenCounter
 from conversation import (
+    TURN_CONTEXT_KIND,
     Message,
     RedactedThinkingContent,
     SystemNotification,
@@ -57,18 +59,21 @@ def _sends_something(message: Message) -> bool:
 
 def anthropic_breakpoints(messages: Sequence[Message]) -> set[int]:
     """Indices of the messages whose last block carries a cache breakpoint: the last message
-    of each of the last two user turns."""
-    turn_ends: list[int] = []
+    of each of the last two user turns that is not per-turn context (`TURN_CONTEXT_KIND`)."""
+    turn_ends: list[int | None] = []
     previous_role: str | None = None
     for index, message in enumerate(messages):
         if not _sends_something(message):
             continue
+        mark = None if message.metadata.kind == TURN_CONTEXT_KIND else index
         if message.role == previous_role and message.role == "user":
-            turn_ends[-1] = index
+            if mark is not None:
+                turn_ends[-1] = mark
         elif message.role == "user":
-            turn_ends.append(index)
+            turn_ends.append(mark)
         previous_role = message.role
-    return set(turn_ends[-_ANTHROPIC_USER_BREAKPOINTS:])
+    marked = [end for end in turn_ends if end is not None]
+    return set(marked[-_ANTHROPIC_USER_BREAKPOINTS:])
 
 
 class RequestSegmenter:

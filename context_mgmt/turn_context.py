@@ -1,9 +1,15 @@
-"""Per-turn context (MOIM): a small block the model sees with the last user message.
+"""Per-turn context (MOIM): a small block the model sees after the last message.
 
-It carries what changes between turns but must not churn the prompt cache: the time (minute
-granularity, fixed for the whole turn), the working dir, how full the context is, the todo
-list and the turn budget. It is added to the request only — never persisted — and only to the
-last message, so every earlier byte of the request stays identical from call to call.
+It carries what changes between turns: the time (minute granularity, fixed for the whole
+turn), the working dir, how full the context is, the todo list and the turn budget. It is
+added to the request only (never persisted), after the last message: as its own trailing
+user message of kind `TURN_CONTEXT_KIND` after tool results, inside the user's own message
+otherwise (see `with_turn_context`). The block changes from
+call to call, so it must stay out of the cached prefix: every earlier message is sent
+byte-identical on the next call, and the Anthropic adapter puts its last cache breakpoint on
+the message before the block (the wire merges the block into the same user turn, after the
+tool results). Inside the last message it would sit under that breakpoint, and every tool
+output would be written to the cache twice (once with the block, once without).
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from datetime import datetime
 from xml.sax.saxutils import escape
 
 from context_mgmt.context_size import usage_percent
-from conversation import Message, TextContent
+from conversation import TURN_CONTEXT_KIND, Message, TextContent
 
 MIN_CONTEXT_FOR_TURN_CONTEXT = 32_000
 
@@ -70,14 +76,17 @@ def _context_usage(ctx: TurnContext) -> str:
 
 
 def with_turn_context(view: Sequence[Message], block: str | None) -> list[Message]:
-    """The request's messages with `block` appended to the last message (a user or tool-result
-    message in a fixed agent view). The input is not modified."""
+    """The request's messages with `block` after the last one. After tool results (or an
+    assistant message) it is its own user message of kind `TURN_CONTEXT_KIND`, so the tool
+    results are sent exactly as on the next call; after the user's own text it joins that
+    message (two user messages in a row are not a valid conversation; the cache loses only
+    that short message). The input is not modified."""
     messages = list(view)
     if not block or not messages:
         return messages
     last = messages[-1]
-    if last.role != "user":
-        messages.append(Message.user(block))
-        return messages
-    messages[-1] = last.with_content((*last.content, TextContent(text=block)))
+    if last.effective_role == "user":
+        messages[-1] = last.with_content((*last.content, TextContent(text=block)))
+    else:
+        messages.append(Message.user(block).with_kind(TURN_CONTEXT_KIND))
     return messages

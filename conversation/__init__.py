@@ -19,9 +19,17 @@ from conversation.fix import (
     fix_conversation,
     is_valid_agent_view,
 )
-from conversation.message import EffectiveRole, Message, MessageMetadata, Role, new_message_id
+from conversation.message import (
+    TURN_CONTEXT_KIND,
+    EffectiveRole,
+    Message,
+    MessageMetadata,
+    Role,
+    new_message_id,
+)
 
 __all__ = [
+    "TURN_CONTEXT_KIND",
     "Content",
     "Conversation",
     "EffectiveRole",

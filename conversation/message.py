@@ -29,6 +29,11 @@ def new_message_id() -> str:
     return f"msg_{uuid.uuid4().hex}"
 
 
+TURN_CONTEXT_KIND = "turn_context"
+"""`kind` of the per-turn context block: a request-only trailing user message that adapters
+keep out of the cached prefix (`context_mgmt.turn_context`)."""
+
+
 class MessageMetadata(BaseModel):
     """Who sees a message, and what gosling made it for.
 

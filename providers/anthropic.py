@@ -5,7 +5,8 @@ Wire mapping, both ways, happens only here:
 - thinking blocks go back with their signature and redacted thinking unchanged (required
   for tool use with extended thinking); thinking from other providers is dropped;
 - prompt-cache breakpoints sit on the system prompt (which also covers the tools before it)
-  and on the last two user messages, so each turn reads the previous turn's prefix;
+  and on the last two user messages, so each turn reads the previous turn's prefix; the
+  per-turn context block (kind `TURN_CONTEXT_KIND`) stays after the last breakpoint;
 - usage: `input_tokens` counts everything, cache reads and writes included.
 """
 
@@ -16,6 +17,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 from conversation import (
+    TURN_CONTEXT_KIND,
     Content,
     ImageContent,
     Message,
@@ -200,12 +202,19 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
 
 def to_wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     """Messages as the Messages API wants them: alternating roles (consecutive messages of
-    one role merged), no empty turns, cache breakpoints on the last two user turns."""
+    one role merged), no empty turns, cache breakpoints on the last two user turns.
+
+    A breakpoint goes on the last block of a turn that is not per-turn context (that block
+    changes every call, so the cached prefix ends just before it); a turn that holds only
+    per-turn context carries none."""
     wire: list[dict[str, Any]] = []
+    cacheable: list[int] = []
+    """Per wire turn: how many of its leading blocks may carry a breakpoint."""
     for message in messages:
         blocks = _blocks(message)
         if not blocks:
             continue
+        volatile = message.metadata.kind == TURN_CONTEXT_KIND
         if wire and wire[-1]["role"] == message.role:
             merged = wire[-1]["content"] + blocks
             if message.role == "user":
@@ -213,11 +222,19 @@ def to_wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                     b for b in merged if b["type"] != "tool_result"
                 ]
             wire[-1]["content"] = merged
+            if not volatile:
+                cacheable[-1] = len(merged)
         else:
             wire.append({"role": message.role, "content": blocks})
-    user_turns = [m for m in wire if m["role"] == "user"]
-    for turn in user_turns[-2:]:
-        turn["content"][-1] = {**turn["content"][-1], "cache_control": {"type": "ephemeral"}}
+            cacheable.append(0 if volatile else len(blocks))
+    user_turns = [
+        (turn, count)
+        for turn, count in zip(wire, cacheable, strict=True)
+        if turn["role"] == "user" and count > 0
+    ]
+    for turn, count in user_turns[-2:]:
+        content = turn["content"]
+        content[count - 1] = {**content[count - 1], "cache_control": {"type": "ephemeral"}}
     return wire
 
 

@@ -11,15 +11,16 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
 if TYPE_CHECKING:
     from rich.console import JustifyMethod
 
-    from agent.replay.results import ReplayOptions, ReplayStrategy, TranscriptReplay
+    from agent.replay.results import ReplayCall, ReplayOptions, ReplayStrategy, TranscriptReplay
     from providers import Provider
+    from providers.prompt_cache import CacheFamily
 
 STRATEGY_CHOICES = ("none", "summarize", "mask", "hybrid", "all")
 PLOT_INSTALL_HINT = f"{sys.executable} -m pip install matplotlib"
@@ -75,6 +76,14 @@ def context_group() -> None:
     default=None,
     help="Replay only run N of a file that holds several (OpenHands output.jsonl).",
 )
+@click.option(
+    "--cache",
+    "cache_family",
+    type=click.Choice(["anthropic", "openai", "none"]),
+    default="anthropic",
+    show_default=True,
+    help="Price requests with this provider family's prompt cache.",
+)
 @click.option("--per-call", is_flag=True, help="Also print the tokens of every model call.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object for scripts.")
 @click.option(
@@ -82,6 +91,13 @@ def context_group() -> None:
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     default=None,
     help="Write a PNG of tokens per call, one line per strategy (needs matplotlib).",
+)
+@click.option(
+    "--plot-metric",
+    type=click.Choice(["tokens", "cost"]),
+    default="tokens",
+    show_default=True,
+    help="What --plot draws per call: tokens sent, or cost in new-input-token units.",
 )
 def replay_command(
     file: Path,
@@ -91,12 +107,15 @@ def replay_command(
     keep_last: int,
     summarizer: str,
     run_number: int | None,
+    cache_family: CacheFamily,
     per_call: bool,
     as_json: bool,
     plot: Path | None,
+    plot_metric: str,
 ) -> None:
     """Walk the session in FILE turn by turn as if it were live and report, per model call
-    and in total, the tokens each context strategy would send.
+    and in total, the tokens each context strategy would send, what they cost with prompt
+    caching, and how often a strategy hid a tool output that a later reply used.
 
     FILE is any transcript `gosling sessions import` reads: Claude Code JSONL, mini-swe-agent
     .traj.json, OpenHands events or output.jsonl, OpenAI-chat JSON, a gosling export.
@@ -110,7 +129,12 @@ def replay_command(
     strategies: tuple[ReplayStrategy, ...] = (
         REPLAY_STRATEGIES if strategy == "all" else (_strategy(strategy),)
     )
-    options = ReplayOptions(context_limit=context_limit, threshold=threshold, keep_last=keep_last)
+    options = ReplayOptions(
+        context_limit=context_limit,
+        threshold=threshold,
+        keep_last=keep_last,
+        cache_family=cache_family,
+    )
     provider = _model_summarizer() if summarizer == "model" else None
     try:
         replays = asyncio.run(
@@ -119,7 +143,7 @@ def replay_command(
     except (ImportFailed, ReplayError) as exc:
         raise click.ClickException(str(exc)) from exc
     if plot is not None:
-        write_plot(replays, plot)
+        write_plot(replays, plot, metric="cost" if plot_metric == "cost" else "tokens")
     if as_json:
         click.echo(json.dumps(as_dict(replays, options, summarizer), indent=2))
     else:
@@ -279,6 +303,14 @@ def render_tables(replays: Sequence[TranscriptReplay], *, per_call: bool) -> Non
             "window; summarizer: input tokens of summary calls",
             style="dim",
         )
+        console.print(_cost_table(replay))
+        console.print(
+            f"cost: all model calls priced with the {options.cache_family} prompt cache, in "
+            "new input tokens (replies included); cached: share of sent tokens read from the "
+            "cache; hidden used: later uses of a tool output the call's view did not show "
+            "whole, of all later uses",
+            style="dim",
+        )
         for name, result in replay.results.items():
             for failure in result.failures:
                 console.print(f"[yellow]{name}: {failure}[/yellow]")
@@ -288,6 +320,36 @@ def render_tables(replays: Sequence[TranscriptReplay], *, per_call: bool) -> Non
         if per_call:
             console.print(_per_call_table(replay))
         console.print()
+
+
+COST_COLUMNS: tuple[tuple[str, JustifyMethod], ...] = (
+    ("strategy", "left"),
+    ("cost", "right"),
+    ("vs none", "right"),
+    ("cached", "right"),
+    ("per call", "right"),
+    ("hidden used", "right"),
+)
+
+
+def _cost_table(replay: TranscriptReplay) -> Any:
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0))
+    for title, justify in COST_COLUMNS:
+        table.add_column(title, justify=justify, no_wrap=True)
+    for name, result in replay.results.items():
+        relative = replay.relative_cost(name)
+        per_call = round(result.cost / len(result.calls)) if result.calls else 0
+        table.add_row(
+            name,
+            _short(round(result.cost)),
+            "-" if relative is None else f"{relative:.1%}",
+            f"{result.cached_share:.0%}",
+            _short(per_call),
+            f"{result.hidden_then_used}/{result.later_uses}",
+        )
+    return table
 
 
 def _per_call_table(replay: TranscriptReplay) -> Any:
@@ -313,6 +375,13 @@ def _per_call_table(replay: TranscriptReplay) -> Any:
 
 # -- plot ---------------------------------------------------------------------------------------
 
+PlotMetric = Literal["tokens", "cost"]
+
+
+def _metric(call: ReplayCall, metric: PlotMetric) -> float:
+    return call.tokens if metric == "tokens" else call.cost
+
+
 LINE_STYLES: dict[str, tuple[str, str, float, str]] = {
     "none": ("#7f7f7f", "-", 3.2, "o"),
     "summarize": ("#1f77b4", "--", 2.4, "s"),
@@ -324,9 +393,9 @@ are drawn first and markers sit at staggered calls, so coinciding strategies sta
 OTHER_STYLE = ("black", "-", 1.0, "x")
 
 
-def same_as(series: Mapping[str, Sequence[int]]) -> dict[str, str]:
+def same_as(series: Mapping[str, Sequence[float]]) -> dict[str, str]:
     """For each series equal to an earlier one, the name of the first such series."""
-    seen: dict[tuple[int, ...], str] = {}
+    seen: dict[tuple[float, ...], str] = {}
     equal: dict[str, str] = {}
     for name, values in series.items():
         key = tuple(values)
@@ -337,8 +406,11 @@ def same_as(series: Mapping[str, Sequence[int]]) -> dict[str, str]:
     return equal
 
 
-def write_plot(replays: Sequence[TranscriptReplay], path: Path) -> None:
-    """Tokens sent per model call, one line per strategy, one panel per transcript."""
+def write_plot(
+    replays: Sequence[TranscriptReplay], path: Path, *, metric: PlotMetric = "tokens"
+) -> None:
+    """Tokens sent (or cost) per model call, one line per strategy, one panel per
+    transcript."""
     _require_matplotlib()
     import matplotlib
 
@@ -350,12 +422,15 @@ def write_plot(replays: Sequence[TranscriptReplay], path: Path) -> None:
     )
     for replay, ax in zip(replays, axes[:, 0], strict=True):
         results = replay.results
-        equal = same_as({name: [c.tokens for c in r.calls] for name, r in results.items()})
+        equal = same_as(
+            {name: [_metric(c, metric) for c in r.calls] for name, r in results.items()}
+        )
         for index, (name, result) in enumerate(results.items()):
             xs = [c.call for c in result.calls]
-            ys = [c.tokens for c in result.calls]
+            ys = [_metric(c, metric) for c in result.calls]
+            total = result.tokens_sent if metric == "tokens" else round(result.cost)
             color, style, width, marker = LINE_STYLES.get(name, OTHER_STYLE)
-            label = f"{name}: {_k(result.tokens_sent)}"
+            label = f"{name}: {_k(total)}"
             if name in equal:
                 label += f" (same as {equal[name]})"
             step = max(len(xs) // 8, len(results))
@@ -377,7 +452,7 @@ def write_plot(replays: Sequence[TranscriptReplay], path: Path) -> None:
             if compacted:
                 ax.plot(
                     [c.call for c in compacted],
-                    [c.tokens for c in compacted],
+                    [_metric(c, metric) for c in compacted],
                     "v",
                     color=line.get_color(),
                     ms=7,
@@ -386,17 +461,18 @@ def write_plot(replays: Sequence[TranscriptReplay], path: Path) -> None:
         options = replay.options
         peak = max(r.peak_context for r in replay.results.values())
         at = options.context_limit * options.threshold
-        if 0 < options.threshold < 1 and peak >= 0.5 * at:
+        if metric == "tokens" and 0 < options.threshold < 1 and peak >= 0.5 * at:
             ax.axhline(at, color="grey", ls="--", lw=0.8, label="compaction threshold")
-        if peak >= 0.5 * options.context_limit:
+        if metric == "tokens" and peak >= 0.5 * options.context_limit:
             ax.axhline(options.context_limit, color="black", ls=":", lw=0.8, label="window")
         ax.set_title(
             f"{replay.name}: {replay.model_calls} calls, window {_k(options.context_limit)}",
             fontsize=10,
         )
         ax.set_xlabel("model call")
-        ax.set_ylabel("tokens sent")
+        label = "tokens sent" if metric == "tokens" else "cost (new input tokens)"
+        ax.set_ylabel(label)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, title="strategy: tokens sent", title_fontsize=8)
+        ax.legend(fontsize=8, title=f"strategy: {label}", title_fontsize=8)
     figure.savefig(path, dpi=90)
     plt.close(figure)

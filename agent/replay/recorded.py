@@ -29,9 +29,9 @@ from providers import (
     Usage,
 )
 
-CallObserver = Callable[[Sequence[Message], int, bool], None]
-"""Told of every call the provider answers: the request's messages, its tokens, and whether
-it was over the window."""
+CallObserver = Callable[[str, Sequence[Message], int, bool, Message], None]
+"""Told of every call the provider answers: the system prompt, the request's messages, its
+tokens, whether it was over the window, and the recorded reply it gets."""
 
 
 class RecordedProvider(Provider):
@@ -86,7 +86,7 @@ class RecordedProvider(Provider):
             )
         reply = self.replies.popleft()
         if self.on_call is not None:
-            self.on_call(messages, tokens, over)
+            self.on_call(system, messages, tokens, over, reply)
         output = self.counter.count_message(reply)
         stop = "tool_use" if reply.tool_requests else "end_turn"
         yield Completed(reply, Usage(input_tokens=tokens, output_tokens=output, stop_reason=stop))

@@ -16,6 +16,7 @@ from agent.events import CompactionFinished, ContextTrimmed, ErrorEvent, Event
 from context_mgmt.context_size import DEFAULT_COMPACTION_THRESHOLD
 from context_mgmt.masking import MASK_KEEP_LAST
 from context_mgmt.tool_pairs import compute_tool_call_cutoff
+from providers.prompt_cache import CacheFamily
 
 ReplayStrategy = Literal["none", "summarize", "mask", "hybrid"]
 REPLAY_STRATEGIES: tuple[ReplayStrategy, ...] = get_args(ReplayStrategy)
@@ -36,6 +37,8 @@ class ReplayOptions:
     """Tool calls kept before pair summaries start; None derives it from the window."""
     system_prompt: str | None = None
     """Overrides the transcript's system prompt (and the stand-in when it has none)."""
+    cache_family: CacheFamily = "anthropic"
+    """How requests are priced: this provider family's prompt cache (`prompt_cache_for`)."""
 
     def __post_init__(self) -> None:
         if self.context_limit <= 0:
@@ -55,6 +58,7 @@ class ReplayOptions:
             "threshold": self.threshold,
             "keep_last": self.keep_last,
             "tool_call_cutoff": self.cutoff,
+            "cache_family": self.cache_family,
         }
 
 
@@ -77,6 +81,11 @@ class ReplayCall:
     a provider would reject it)."""
     issues: tuple[str, ...] = ()
     """What `fix_conversation` had to repair in the view: empty when the view was valid."""
+    cache_read: int = 0
+    """Tokens of the request served from the prompt cache (`ReplayOptions.cache_family`)."""
+    cache_write: int = 0
+    cost: float = 0.0
+    """What the call costs, input and reply, in units of one new input token."""
 
     @property
     def valid(self) -> bool:
@@ -100,6 +109,9 @@ class ReplayCall:
             "overflow": self.overflow,
             "valid": self.valid,
             "issues": list(self.issues),
+            "cache_read": self.cache_read,
+            "cache_write": self.cache_write,
+            "cost": round(self.cost, 1),
         }
 
 
@@ -132,10 +144,25 @@ class StrategyReplay:
     side_input_tokens: int = 0
     """Input tokens of the summarizer calls: their cost on top of `tokens_sent`."""
     failures: tuple[str, ...] = ()
+    later_uses: int = 0
+    """(tool output, later assistant message) pairs where the reply used something
+    distinctive first seen in that output (`context_mgmt.later_use`)."""
+    hidden_then_used: int = 0
+    """Of `later_uses`, those whose output the call's view did not show whole."""
 
     @property
     def tokens_sent(self) -> int:
         return sum(c.tokens for c in self.calls)
+
+    @property
+    def cost(self) -> float:
+        """All calls' cost in units of one new input token (summarizer calls left out)."""
+        return sum(c.cost for c in self.calls)
+
+    @property
+    def cached_share(self) -> float:
+        sent = self.tokens_sent
+        return sum(c.cache_read for c in self.calls) / sent if sent else 0.0
 
     @property
     def peak_context(self) -> int:
@@ -167,6 +194,10 @@ class StrategyReplay:
             "side_input_tokens": self.side_input_tokens,
             "valid": self.all_valid,
             "failures": list(self.failures),
+            "cost": round(self.cost),
+            "cached_share": round(self.cached_share, 4),
+            "later_uses": self.later_uses,
+            "hidden_then_used": self.hidden_then_used,
         }
         if calls:
             data["calls"] = [c.to_dict() for c in self.calls]
@@ -203,12 +234,21 @@ class TranscriptReplay:
             return None
         return mine.tokens_sent / base.tokens_sent
 
+    def relative_cost(self, strategy: ReplayStrategy, to: ReplayStrategy = "none") -> float | None:
+        """What `strategy` cost as a share of what `to` cost (None if either is missing)."""
+        mine, base = self.results.get(strategy), self.results.get(to)
+        if mine is None or base is None or base.cost == 0:
+            return None
+        return mine.cost / base.cost
+
     def to_dict(self, *, calls: bool = True) -> dict[str, Any]:
         strategies: dict[str, Any] = {}
         for name, result in self.results.items():
             data = result.to_dict(calls=calls)
             relative = self.relative(name)
             data["relative_to_none"] = None if relative is None else round(relative, 4)
+            cost = self.relative_cost(name)
+            data["cost_relative_to_none"] = None if cost is None else round(cost, 4)
             strategies[name] = data
         return {
             "name": self.name,

@@ -7,8 +7,11 @@ compaction and overflow compaction. Only the I/O is recorded (`agent.replay.reco
 model answers each call with the transcript's next assistant message (and rejects a request
 over the window with the real `ContextLengthExceeded`), and the tools answer each call with
 the transcript's result for that call id. Per call the replay reports what the provider was
-sent (`count_chat` of the system prompt, the messages and the per-turn context) and the
-loop's own events before it; per strategy, the totals.
+sent (`count_chat` of the system prompt, the messages and the per-turn context), what it
+costs with prompt caching (`providers.cache_cost`, the family of `ReplayOptions.cache_family`)
+and the loop's own events before it; per strategy, the totals and the hidden-then-used count
+(`context_mgmt.later_use`: a reply used something first seen in a tool output its call's view
+did not show whole).
 
 Strategies are config `context_strategy` (`summarize`, `mask`, `hybrid`) plus `none`, a
 model that manages its own context: gosling neither masks, summarizes nor compacts, and a
@@ -29,7 +32,7 @@ a live session would have stored them, and listed in `source_repairs`; after tha
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,8 +59,18 @@ from agent.replay.results import (
 )
 from agent.session import AgentSession
 from agent.system_prompt import RequestPrefix
+from context_mgmt.later_use import (
+    LaterUse,
+    count_hidden_uses,
+    find_later_uses,
+    hidden_tool_outputs,
+    tool_outputs,
+)
+from context_mgmt.request_segments import RequestSegmenter
 from conversation import Message, ToolRequest, ToolResponse, fix_conversation
 from providers import Provider
+from providers.cache_cost import CacheSimulator
+from providers.prompt_cache import FAMILY_CACHES
 
 if TYPE_CHECKING:
     from context_mgmt.tokens import TokenCounter
@@ -191,10 +204,21 @@ class _StrategyRun:
         self.pending: list[Event] = []
         self.failures: list[str] = []
         self._repairs_seen = 0
+        cache = FAMILY_CACHES[options.cache_family]
+        self.segmenter = RequestSegmenter(counter, cache.mechanism)
+        self.cache = CacheSimulator(cache)
+        self.hidden_at: dict[int, frozenset[str]] = {}
+        """Per recorded reply (by `id`): the tool outputs its call's view did not show whole."""
 
-    def _called(self, messages: Sequence[Message], tokens: int, over: bool) -> None:
+    def _called(
+        self, system: str, messages: Sequence[Message], tokens: int, over: bool, reply: Message
+    ) -> None:
         repairs = self.session.view.repairs
         issues, self._repairs_seen = repairs[self._repairs_seen :], len(repairs)
+        output = self.counter.count_message(reply)
+        priced = self.cache.price(self.segmenter.request(system, messages, output_tokens=output))
+        outputs = tool_outputs(self.session.messages)
+        self.hidden_at[id(reply)] = hidden_tool_outputs(messages, outputs)
         self.calls.append(
             ReplayCall(
                 call=len(self.calls) + 1,
@@ -204,6 +228,9 @@ class _StrategyRun:
                 events=tuple(self.pending),
                 overflow=over,
                 issues=tuple(issues),
+                cache_read=priced.cache_read,
+                cache_write=priced.cache_write,
+                cost=priced.cost,
             )
         )
         self.pending = []
@@ -218,7 +245,12 @@ class _StrategyRun:
                 saved += count(original) - count(shown)
         return saved
 
-    async def run(self, turns: Sequence[_Turn]) -> StrategyReplay:
+    async def run(
+        self, turns: Sequence[_Turn], uses: Sequence[LaterUse], index_of: Mapping[int, int]
+    ) -> StrategyReplay:
+        """Replay `turns`. `uses` index the replayed messages (`index_of` maps a message's
+        `id` to its index); a use counts as hidden when its output was hidden from the call
+        that got the using reply."""
         try:
             for turn in turns:
                 if turn.history:
@@ -233,6 +265,12 @@ class _StrategyRun:
             await self.session.close()
         events = [e for c in self.calls for e in c.events]
         compactions = [e for e in events if isinstance(e, CompactionFinished)]
+        hidden_at = {
+            index: hidden
+            for reply, hidden in self.hidden_at.items()
+            if (index := index_of.get(reply)) is not None
+        }
+        counted = count_hidden_uses(uses, hidden_at)
         return StrategyReplay(
             strategy=self.strategy,
             calls=tuple(self.calls),
@@ -249,6 +287,8 @@ class _StrategyRun:
             side_calls=self.provider.side_calls,
             side_input_tokens=self.provider.side_input_tokens,
             failures=tuple(self.failures),
+            later_uses=counted.uses,
+            hidden_then_used=counted.hidden,
         )
 
     async def _turn(self, user: Message) -> None:
@@ -285,7 +325,8 @@ async def replay_messages(
 
         summarizer = StubSummarizer(context_limit=options.context_limit, counter=counter)
     run = _StrategyRun(strategy, summarizer, options, system_prompt, counter)
-    return await run.run(_turns(messages))
+    uses = find_later_uses(messages, system_prompt)
+    return await run.run(_turns(messages), uses, {id(m): i for i, m in enumerate(messages)})
 
 
 async def replay_transcript(

@@ -31,6 +31,7 @@ def test_json_reports_every_strategy_and_every_call(run_file: Path) -> None:
         "threshold": 0.8,
         "keep_last": 10,
         "tool_call_cutoff": 10,
+        "cache_family": "anthropic",
         "summarizer": "stub",
     }
     [transcript] = data["transcripts"]
@@ -52,11 +53,17 @@ def test_json_reports_every_strategy_and_every_call(run_file: Path) -> None:
             "overflow",
             "valid",
             "issues",
+            "cache_read",
+            "cache_write",
+            "cost",
         }
+        assert abs(strategy["cost"] - sum(c["cost"] for c in strategy["calls"])) <= 2
+        assert 0 <= strategy["hidden_then_used"] <= strategy["later_uses"]
     none = transcript["strategies"]["none"]
     assert none["relative_to_none"] == 1.0 and none["overflows"] > 0
     assert transcript["strategies"]["hybrid"]["compactions"] > 0
     assert transcript["strategies"]["hybrid"]["relative_to_none"] < 1.0
+    assert none["cost_relative_to_none"] == 1.0
 
 
 def test_one_strategy_and_options_reach_the_replay(run_file: Path) -> None:
@@ -79,6 +86,10 @@ def test_the_table_names_each_strategy_and_says_whether_views_were_valid(run_fil
     for name in ("none", "summarize", "mask", "hybrid"):
         row = next(line for line in lines if line.startswith(f"{name} "))
         assert row.rstrip().endswith("yes")
+    # the cost table: one more row per strategy, `none` the reference for cost
+    none_rows = [line for line in lines if line.startswith("none ")]
+    assert len(none_rows) == 2 and "100.0%" in none_rows[1]
+    assert any("hidden used" in line and "cached" in line for line in lines)
     assert "tokens per model call" in result.output
 
 
@@ -97,6 +108,14 @@ def test_plot_writes_a_png(run_file: Path, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     target = tmp_path / "plot.png"
     result = replay(str(run_file), "--plot", str(target), "--json")
+    assert result.exit_code == 0, result.output
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_can_draw_cost(run_file: Path, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "cost.png"
+    result = replay(str(run_file), "--plot", str(target), "--plot-metric", "cost", "--json")
     assert result.exit_code == 0, result.output
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -21,11 +21,12 @@ def _no_provider_env() -> dict[str, str]:
 
 
 def _rows(table: str) -> dict[str, list[str]]:
-    rows = {}
+    """Each strategy's row of the first table (the tokens; the cost table follows it)."""
+    rows: dict[str, list[str]] = {}
     for line in table.splitlines():
         cells = line.split()
         if cells and cells[0] in STRATEGIES:
-            rows[cells[0]] = cells
+            rows.setdefault(cells[0], cells)
     return rows
 
 

@@ -248,3 +248,30 @@ async def test_a_transcript_without_a_system_prompt_gets_the_stand_in() -> None:
     assert result.system_prompt == "stand-in" and result.system_tokens > 0
     assert (await replay_transcript(plain, ("none",))).system_prompt == "transcript"
     assert list(REPLAY_STRATEGIES) == ["none", "summarize", "mask", "hybrid"]
+
+
+# -- cost and what a strategy hid -------------------------------------------------------------
+
+
+async def test_replay_prices_every_call_and_counts_what_masking_hid_that_was_used() -> None:
+    run = chat_run(turns=(30,))
+    # The closing answer names something only output 0 (masked by then) and output 29 (the
+    # newest, still whole) contain.
+    run[-1]["content"] = "Done: handler_0 and handler_29 were the culprits."
+    [source] = parse_transcripts(json.dumps(run), source="run.json")
+    result = await replay_transcript(source, options=ReplayOptions(context_limit=128_000))
+    none, mask, hybrid = (result.results[s] for s in ("none", "mask", "hybrid"))
+    assert none.later_uses == mask.later_uses == 2
+    assert none.hidden_then_used == 0
+    assert mask.hidden_then_used == hybrid.hidden_then_used == 1
+    # Priced with Anthropic's cache: whole history, so nearly all of it is read back
+    assert none.cached_share > 0.8
+    assert none.cost == pytest.approx(sum(c.cost for c in none.calls))
+    # Masking a batch changes an early message, so the call after it re-sends the rest at
+    # full price: it reads less from the cache than the same call under `none`.
+    first_masked = next(i for i, c in enumerate(mask.calls) if "masked" in c.labels)
+    assert mask.calls[first_masked].cache_read < none.calls[first_masked].cache_read
+    assert mask.calls[first_masked].cache_read < mask.calls[first_masked - 1].cache_read
+    data = result.to_dict(calls=True)["strategies"]["mask"]
+    assert data["hidden_then_used"] == 1 and data["cost"] == round(mask.cost)
+    assert data["cost_relative_to_none"] == pytest.approx(mask.cost / none.cost, abs=1e-4)

@@ -17,7 +17,7 @@ from agent.events import (
     ToolCall,
     ToolResult,
 )
-from conversation import Message, ToolRequest, fix_conversation
+from conversation import TURN_CONTEXT_KIND, Message, ToolRequest, fix_conversation
 from providers import (
     Completed,
     ContextLengthExceeded,
@@ -27,6 +27,7 @@ from providers import (
     StreamEvent,
     Usage,
 )
+from providers.anthropic import to_wire_messages
 from providers.testing import Step
 
 from .loop_helpers import assert_valid_requests, make_agent, run_turn
@@ -71,27 +72,36 @@ async def test_tool_loop_writes_and_runs(tmp_path: Path) -> None:
     assert [r.name for r in results] == ["developer__write", "developer__shell"]
     assert "alpha" in results[1].output and not results[1].is_error
     third = provider.requests[2].messages
-    assert third[-1].tool_responses and "alpha" in third[-1].tool_responses[0].text()
+    assert third[-2].tool_responses and "alpha" in third[-2].tool_responses[0].text()
     assert_valid_requests(provider)
     assert store is not None and session.id is not None
     assert len(store.load_messages(session.id)) == 6
 
 
-async def test_turn_context_goes_to_the_last_message_and_is_not_stored(tmp_path: Path) -> None:
+async def test_turn_context_trails_the_request_and_is_not_stored(tmp_path: Path) -> None:
     agent, provider, store = make_agent(tmp_path, [call("developer__shell", command="true"), "ok"])
     session = agent.new_session()
     await run_turn(agent, session, "go")
     for request in provider.requests:
-        assert "<turn-context>" in request.messages[-1].text or any(
-            "<turn-context>" in getattr(p, "text", "") for p in request.messages[-1].content
-        )
+        assert "<turn-context>" in request.messages[-1].text
         assert all("<turn-context>" not in m.text for m in request.messages[:-1])
+    # after the user's text the block joins it; after tool results it is a message of its own
+    first_last, second_last = (r.messages[-1] for r in provider.requests)
+    assert first_last.text.startswith("go") and first_last.metadata.kind is None
+    assert second_last.metadata.kind == TURN_CONTEXT_KIND
+    assert provider.requests[1].messages[-2].tool_responses
     assert store is not None and session.id is not None
     assert all("<turn-context>" not in m.text for m in store.load_messages(session.id))
-    # the first request's prefix is byte-identical in the second request (prompt cache)
+    # everything the first request sent before its block is sent unchanged by the second
+    # (the prompt cache reads it), and the Anthropic wire keeps the block after the breakpoint
     first, second = provider.requests
     assert first.system == second.system
-    assert second.messages[0].text == "go"
+    assert second.messages[: len(first.messages) - 1] == first.messages[:-1]
+    wire = to_wire_messages(second.messages)
+    last_turn = wire[-1]["content"]
+    assert last_turn[-1]["text"].startswith("<turn-context>")
+    assert "cache_control" not in last_turn[-1]
+    assert "cache_control" in last_turn[-2] and last_turn[-2]["type"] == "tool_result"
 
 
 async def test_compaction_mid_tool_loop_then_finishes(tmp_path: Path) -> None:
@@ -218,7 +228,7 @@ async def test_headless_ask_becomes_a_denial_the_model_sees(tmp_path: Path) -> N
     session = agent.new_session()
     events, finished = await run_turn(agent, session, "clean")
     assert finished.permission_denied
-    denial = provider.requests[1].messages[-1].tool_responses[0]
+    denial = provider.requests[1].messages[-2].tool_responses[0]
     assert denial.is_error and "Permission denied" in denial.text()
     assert any(isinstance(e, PermissionRequest) and e.granted is False for e in events)
 
@@ -240,7 +250,7 @@ async def test_approver_decides_in_approve_mode(tmp_path: Path) -> None:
     _, finished = await run_turn(agent, session, "go")
     assert [r.name for r in asked] == ["developer__shell"]
     assert not finished.permission_denied
-    assert "yes" in provider.requests[1].messages[-1].tool_responses[0].text()
+    assert "yes" in provider.requests[1].messages[-2].tool_responses[0].text()
 
 
 async def test_max_turns_stops_the_loop(tmp_path: Path) -> None:
@@ -270,7 +280,7 @@ async def test_hybrid_masks_old_results_and_recall_brings_them_back(tmp_path: Pa
     assert finished.final_text == "recalled"
     assert any(isinstance(e, ContextTrimmed) and e.strategy == "mask" for e in events)
     assert seen_placeholders, "old outputs should be shown as placeholders"
-    recalled = provider.requests[-1].messages[-1].tool_responses[0].text()
+    recalled = provider.requests[-1].messages[-2].tool_responses[0].text()
     assert "line 0 " in recalled
     assert store is not None and session.id is not None
     stored = store.load_messages(session.id)

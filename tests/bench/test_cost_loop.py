@@ -12,7 +12,6 @@ from bench.cost_loop import (
     none_requests,
     recorded_requests,
     scripted_loop,
-    without_turn_context,
 )
 from context_mgmt.request_segments import RequestSegmenter
 from context_mgmt.tokens import TokenCounter
@@ -74,12 +73,3 @@ def test_gosling_is_priced_from_the_requests_its_loop_sent() -> None:
     assert [r.output_tokens for r in requests] == [
         counter.count_message(m) for m in conversation if m.role == "assistant"
     ]
-
-
-def test_the_turn_context_what_if_only_takes_the_block_out() -> None:
-    sent = gosling_sent(4)
-    stripped = without_turn_context(sent)
-    for before, after in zip(sent, stripped, strict=True):
-        assert "<turn-context>" in before.messages[-1].text
-        assert "<turn-context>" not in after.messages[-1].text
-        assert after.messages[:-1] == before.messages[:-1]

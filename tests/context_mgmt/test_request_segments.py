@@ -51,7 +51,7 @@ def test_breakpoints_are_the_ones_the_anthropic_adapter_sets() -> None:
     for messages in cases:
         wire = to_wire_messages(messages)
         expected = [
-            _marker(turn["content"][-1]) for turn in wire if "cache_control" in turn["content"][-1]
+            _marker(block) for turn in wire for block in turn["content"] if "cache_control" in block
         ]
         ours = [_last_marker(messages[i]) for i in sorted(anthropic_breakpoints(messages))]
         assert ours == expected
@@ -81,16 +81,19 @@ def test_masking_an_old_output_reprices_everything_after_it() -> None:
     assert requests[1].tokens - costs[1].cache_read < suffix + OPENAI_CACHE.block_tokens
 
 
-def test_the_per_turn_context_in_the_last_message_costs_a_second_write() -> None:
+def test_the_per_turn_context_stays_out_of_the_cached_prefix() -> None:
     counter = TokenCounter()
     segmenter = RequestSegmenter(counter, "breakpoints")
     system = "You are gosling. " * 300
     turns = [with_turn_context(conversation(n), f"<info>call {n}</info>") for n in (3, 4, 5)]
     requests = [segmenter.request(system, m) for m in turns]
     costs = price_requests(requests, ANTHROPIC_CACHE)
-    # The block rides on the last message, where the last breakpoint sits, so the prefix
-    # through step 3's result was only ever written with it. Call 5 reads up to step 2's
-    # result (call 4's second breakpoint) and writes steps 3 and 4 again.
-    read_up_to = sum(s.tokens for s in requests[2].segments[: 1 + 1 + 2 * 3])
+    # The block follows the last breakpoint (on step n-1's result), so call 5 reads
+    # everything call 4 sent except its block, and writes only step 4 (its call and result).
+    read_up_to = sum(s.tokens for s in requests[2].segments[: 1 + 1 + 2 * 4])
+    block = requests[2].segments[-1].tokens
     assert costs[2].cache_read == read_up_to
-    assert costs[2].cache_write == requests[2].tokens - read_up_to
+    assert costs[2].cache_write == requests[2].tokens - read_up_to - block
+    # every tool output is written to the cache once over the three calls
+    step_3 = sum(s.tokens for s in requests[1].segments[1 + 1 + 2 * 3 : 1 + 1 + 2 * 4])
+    assert costs[1].cache_write == step_3

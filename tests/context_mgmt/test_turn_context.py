@@ -5,7 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from context_mgmt.turn_context import TurnContext, format_turn_context, with_turn_context
-from conversation import Message, TextContent, ToolRequest, ToolResponse, fix_conversation
+from conversation import (
+    TURN_CONTEXT_KIND,
+    Message,
+    TextContent,
+    ToolRequest,
+    ToolResponse,
+    fix_conversation,
+)
 
 NOW = datetime(2026, 11, 29, 22, 51, 37, tzinfo=UTC)
 
@@ -58,7 +65,7 @@ def test_skipped_for_small_windows() -> None:
     assert format_turn_context(TurnContext(NOW, "/r", context_limit=16_000)) is None
 
 
-def test_added_to_the_last_message_only_and_input_untouched() -> None:
+def test_added_as_a_trailing_message_and_input_untouched() -> None:
     call = ToolRequest(id="c", name="shell")
     view = [
         Message.user("run it"),
@@ -68,8 +75,18 @@ def test_added_to_the_last_message_only_and_input_untouched() -> None:
     before = list(view)
     out = with_turn_context(view, "<turn-context>\nx\n</turn-context>")
     assert view == before
-    assert out[:2] == view[:2]
-    assert out[-1].tool_responses == view[-1].tool_responses
-    assert out[-1].content[-1] == TextContent(text="<turn-context>\nx\n</turn-context>")
+    # every message of the view is sent unchanged (the cached prefix); the block follows
+    assert out[:3] == view
+    assert len(out) == 4 and out[-1].role == "user"
+    assert out[-1].content == (TextContent(text="<turn-context>\nx\n</turn-context>"),)
+    assert out[-1].metadata.kind == TURN_CONTEXT_KIND
     assert fix_conversation(out)[1] == []
     assert with_turn_context(view, None) == view
+
+
+def test_after_the_users_text_the_block_joins_that_message() -> None:
+    view = [Message.user("hello")]
+    out = with_turn_context(view, "<turn-context>\nx\n</turn-context>")
+    assert len(out) == 1 and out[0].text.startswith("hello")
+    assert out[0].content[-1] == TextContent(text="<turn-context>\nx\n</turn-context>")
+    assert fix_conversation(out)[1] == []
