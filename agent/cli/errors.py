@@ -7,7 +7,6 @@ with the help command to read.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 import click
@@ -24,6 +23,8 @@ class ConfigProblem(click.ClickException):
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`; did you mean 'x'?` for the closest choice, or nothing."""
+    import difflib
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
 

@@ -89,12 +89,12 @@ class LazyGroup(click.Group):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """Click's main with gosling's error style (see `agent.cli.errors`)."""
-        from agent.cli.errors import format_error
-
         kwargs["standalone_mode"] = False
         try:
             code = super().main(*args, **kwargs)
         except click.ClickException as exc:
+            from agent.cli.errors import format_error
+
             click.echo(format_error(exc), err=True)
             sys.exit(exc.exit_code)
         except click.Abort:
