@@ -13,9 +13,8 @@ from typing import Any
 
 import click
 
+from agent.cli.errors import EXIT_USAGE
 from agent.cli.options import MODES
-
-EXIT_USAGE = 2
 
 
 def _limits(specs: tuple[str, ...]) -> dict[str, int]:

@@ -22,9 +22,10 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
+from agent.cli.errors import EXIT_ERROR
 from batch.backoff import BackoffClock, RayBackoff
 from batch.scheduler import Finished, Lost
-from batch.worker import EXIT_ERROR, Job, TaskOutcome, failure_payload
+from batch.worker import Job, TaskOutcome, failure_payload
 
 PROJECT_PACKAGES = (
     "redact",

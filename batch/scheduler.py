@@ -17,9 +17,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from agent.cli.errors import EXIT_ERROR
 from batch.results import OutputDir
 from batch.tasks import TaskSpec
-from batch.worker import EXIT_ERROR, Job, RunDefaults, TaskOutcome
+from batch.worker import Job, RunDefaults, TaskOutcome
 
 POLL_SECONDS = 0.2
 """How long the driver waits for a result before looking at Ctrl-C again."""

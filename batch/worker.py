@@ -23,12 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.cli.errors import EXIT_ERROR, EXIT_INTERRUPTED
 from batch.tasks import TaskSpec
 from batch.workdir import PrepareFailed, PrepareTimedOut, prepare_working_dir
 from providers.retry import SharedBackoff, sharing_backoff
 
-EXIT_ERROR = 1
-EXIT_INTERRUPTED = 130
 EXIT_TIMEOUT = 124
 """A task that ran out of its `timeout_s` (as `timeout(1)` reports it)."""
 

@@ -11,8 +11,13 @@ from collections.abc import Iterable
 
 import click
 
+EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+EXIT_MAX_TURNS = 3
+EXIT_PERMISSION_DENIED = 4
+EXIT_INTERRUPTED = 130
+"""The exit codes of `gosling run` and `gosling session` (the README's table)."""
 
 
 class ConfigProblem(click.ClickException):

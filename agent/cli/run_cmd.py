@@ -16,6 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from agent.cli.errors import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_MAX_TURNS,
+    EXIT_OK,
+    EXIT_PERMISSION_DENIED,
+    EXIT_USAGE,
+)
 from agent.cli.options import (
     MODES,
     agent_options,
@@ -31,12 +39,6 @@ if TYPE_CHECKING:
     from agent.cli.headless import OutputFormat
     from agent.runtime import RunExtras
 
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_MAX_TURNS = 3
-EXIT_PERMISSION_DENIED = 4
-EXIT_INTERRUPTED = 130
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """Each cancels the reply, which stops the running tool processes and saves the session."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from agent.cli.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE
 from agent.cli.options import (
     MODES,
     agent_options,
@@ -32,11 +33,6 @@ if TYPE_CHECKING:
     from agent.runtime import RunExtras
     from providers import Provider
     from sessions import SqliteSessionStore
-
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 
 
 @dataclass(frozen=True)
