@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agent.sandbox.policy import STRICTNESS, SandboxMode
 from prompts.locations import UserDirs, user_dirs
 from providers.pricing import ModelPrice
-from providers.prompt_cache import PromptCacheOverride
+from providers.prompt_cache import CacheFamily, PromptCacheOverride
 
 ENV_PREFIX = "GOSLING_"
 PROJECT_CONFIG = Path(".gosling") / "config.toml"
@@ -115,6 +115,15 @@ class Settings(BaseModel):
     context window."""
     mask_keep_last: int = Field(default=10, ge=0)
     """Tool results kept verbatim by observation masking; older ones become placeholders."""
+    mask_keep_tokens: int = Field(default=4_000, ge=0)
+    """...and only while those results hold at most this many tokens (the newest result is
+    always kept whole)."""
+    trim_patience: float = Field(default=2.0, ge=0)
+    """Old tool output is masked or folded once keeping it has cost this many times what the
+    change costs in prompt-cache misses (1: the break-even point; 0: on every call)."""
+    prompt_cache: CacheFamily | None = None
+    """How the provider caches prompts (anthropic, openai, none), for when to trim old tool
+    output and for cost figures; unset: from the provider and the model name."""
     context_file_names: list[str] = Field(default_factory=lambda: [".goosehints", "AGENTS.md"])
     """Hint files loaded from the git root down to the working dir, in this order."""
 

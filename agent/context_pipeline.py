@@ -49,10 +49,12 @@ from context_mgmt.context_size import (
     usage_percent,
 )
 from context_mgmt.errors import CompactionFailed
-from context_mgmt.masking import MASK_BATCH_SIZE, MaskingPresenter, messages_to_mask
+from context_mgmt.folding import fold_calls
+from context_mgmt.masking import MaskingPresenter
 from context_mgmt.pair_summarizer import ToolPairSummarizer
 from context_mgmt.tokens import TokenCounter
 from context_mgmt.tool_pairs import ends_with_misplaced_note
+from context_mgmt.trim_plan import TrimClock, plan_trim
 from conversation import Message, MessageMetadata
 from providers import ContextLengthExceeded, Provider, ToolSpec, Usage
 from sessions.records import UsageKind, UsageRecord
@@ -104,13 +106,17 @@ class ContextPipeline:
         self.overflow_compactions = 0
         """Overflow-driven compactions since the last successful model call."""
         self._standing_down = False
-        self._mask_step = -1
         self._scheduled_at: tuple[int, int] = (-1, -1)
         self.pairs: ToolPairSummarizer | None = None
         self._use(provider)
 
     def _use(self, provider: Provider) -> None:
+        from agent.provider_choice import model_prompt_cache
+
         self.provider = provider
+        self.cache = model_prompt_cache(self.settings, provider.model_config.model, provider.name)
+        """How this provider caches prompts: when trimming old tool output pays."""
+        self.trim_clock = TrimClock(self.cache, self.settings.trim_patience)
         strategy = self.settings.context_strategy
         self.provider_manages_context = provider.manages_own_context
         gosling_compacts = not self.provider_manages_context
@@ -185,19 +191,10 @@ class ContextPipeline:
         visible_calls = session.visible_tool_calls
         flips: dict[str, MessageMetadata] = {}
         masked: list[str] = []
-        if self.masks_tool_results:
-            keep_last = self.settings.mask_keep_last
-            # The masked set moves once per batch of calls, so the scan runs only then.
-            step = max(visible_calls - keep_last, 0) // MASK_BATCH_SIZE
-            if step != self._mask_step:
-                self._mask_step = step
-                ids = set(messages_to_mask(messages, keep_last=keep_last))
-                for message in messages:
-                    if message.id in ids:
-                        flips[message.id] = message.metadata.with_masked()
-                        masked += [r.id for r in message.tool_requests]
-                        masked += [r.id for r in message.tool_responses]
         appended: tuple[Message, ...] = ()
+        folded: list[str] = []
+        if self.masks_tool_results:
+            flips, appended, masked, folded = self._mask_and_fold(session)
         summarized: list[str] = []
         usage: list[UsageRecord] = []
         if self.pairs is not None:
@@ -230,9 +227,48 @@ class ContextPipeline:
         events: list[Event] = []
         if masked:
             events.append(ContextTrimmed("mask", list(dict.fromkeys(masked))))
+        if folded:
+            events.append(ContextTrimmed("fold", folded))
         if summarized:
             events.append(ContextTrimmed("summarize", summarized))
         return events
+
+    def _mask_and_fold(
+        self, session: AgentSession
+    ) -> tuple[dict[str, MessageMetadata], tuple[Message, ...], list[str], list[str]]:
+        """Mask and fold old tool output when the cost model says it pays now
+        (`context_mgmt.trim_plan`). Returns the flips, the note to append, the masked call
+        ids and the folded ones."""
+        messages = session.messages
+        session.view.sync(messages)
+        view = session.view.messages()
+        plan = plan_trim(
+            view,
+            self.counter.count_message,
+            self.present.preview,
+            keep_last=self.settings.mask_keep_last,
+            keep_tokens=self.settings.mask_keep_tokens,
+            lookback=self.cache.lookback if self.cache.mechanism == "breakpoints" else 0,
+        )
+        due = self.trim_clock.due(plan)
+        if not due and not ends_with_misplaced_note(messages):
+            return {}, (), [], []
+        flips: dict[str, MessageMetadata] = {}
+        masked: list[str] = []
+        if due:
+            chosen = set(plan.mask)
+            for message in messages:
+                if message.id in chosen:
+                    flips[message.id] = message.metadata.with_masked()
+                    masked += [r.id for r in message.tool_requests]
+                    masked += [r.id for r in message.tool_responses]
+        current = [m.with_metadata(flips[m.id]) if m.id in flips else m for m in messages]
+        applied = fold_calls(current, plan.fold if due else ())
+        if not applied.changed:
+            return flips, (), masked, []
+        hidden = set(applied.flipped_ids)
+        flips.update({m.id: m.metadata for m in applied.messages if m.id in hidden})
+        return flips, applied.appended, masked, applied.ids("applied")
 
     def check(self, view: Sequence[Message]) -> ContextCheck:
         """Should the context be compacted before the next call, and why (or why not)?"""

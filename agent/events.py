@@ -120,10 +120,10 @@ class HintsLoaded(Event):
 
 @dataclass(frozen=True)
 class ContextTrimmed(Event):
-    """Old tool results were masked or summarized to save context."""
+    """Old tool results were masked, folded into one note, or summarized to save context."""
 
     type: ClassVar[str] = "context_trimmed"
-    strategy: Literal["mask", "summarize"]
+    strategy: Literal["mask", "fold", "summarize"]
     tool_ids: list[str] = field(default_factory=list)
 
 

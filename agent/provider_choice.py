@@ -25,7 +25,7 @@ from providers.factory import (
     resolve_provider_name,
 )
 from providers.pricing import ModelPrice
-from providers.prompt_cache import PromptCache, prompt_cache_for
+from providers.prompt_cache import PromptCache, PromptCacheOverride, prompt_cache_for
 from providers.registry import ModelLimits, lookup_model
 from providers.retry import RetryPolicy
 from providers.server_window import PROBED_PROVIDERS, ServerWindow, probe_server_window
@@ -84,6 +84,11 @@ def model_prompt_cache(settings: Settings, model: str, provider: str | None) -> 
         ),
         None,
     )
+    if settings.prompt_cache is not None and (override is None or override.family is None):
+        family = PromptCacheOverride(family=settings.prompt_cache)
+        override = (
+            override.model_copy(update={"family": settings.prompt_cache}) if override else family
+        )
     return prompt_cache_for(model, provider, prices=model_prices(settings), override=override)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import random
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,12 +32,16 @@ if TYPE_CHECKING:
     from conversation import Message
     from providers import ScriptedRequest
     from providers.cache_cost import Request
-    from providers.prompt_cache import PromptCache
+    from providers.prompt_cache import CacheFamily, PromptCache
 
 WINDOW = 200_000
 OUTPUT_BYTES = 8 * 1024
 CODEX_COMPACT_AT = 0.9
 CODEX_USER_MESSAGE_TOKENS = 20_000
+LATE_WINDOW = 20
+"""The last calls whose largest request is the size a policy settles at: a request right
+after a trim is at the bottom of its cycle, one right before at the top, so one call alone
+says more about where the cycle is than about the size."""
 SUMMARY_TOKENS = 2_000
 """Tokens of the summary a compaction writes (gosling's stub summarizer caps its at 2,000)."""
 TASK = "The test suite fails. Find out why and fix it; run the tests after each change."
@@ -226,7 +230,9 @@ def _summary(number: int) -> Message:
 # -- gosling's own loop -------------------------------------------------------------------------
 
 
-async def _drive_gosling(steps: int) -> list[ScriptedRequest]:
+async def _drive_gosling(
+    steps: int, family: CacheFamily, settings: Mapping[str, Any]
+) -> list[ScriptedRequest]:
     from agent.agent import Agent
     from agent.config import Settings
     from agent.tools.base import tool
@@ -265,7 +271,7 @@ async def _drive_gosling(steps: int) -> list[ScriptedRequest]:
         agent = Agent(
             provider,
             tools=tools,
-            config=Settings(max_turns=steps + 10),
+            config=Settings(max_turns=steps + 10, prompt_cache=family, **settings),
             working_dir=Path(tmp),
             clock=lambda: datetime(2026, 12, 1, 12, 0, tzinfo=UTC),
         )
@@ -276,9 +282,13 @@ async def _drive_gosling(steps: int) -> list[ScriptedRequest]:
     return provider.requests
 
 
-def gosling_sent(steps: int) -> list[ScriptedRequest]:
-    """What gosling's reply loop sends on the loop of `steps` steps, request by request."""
-    return asyncio.run(_drive_gosling(steps))
+def gosling_sent(
+    steps: int, family: CacheFamily = "anthropic", settings: Mapping[str, Any] | None = None
+) -> list[ScriptedRequest]:
+    """What gosling's reply loop sends on the loop of `steps` steps, request by request,
+    when the provider caches prompts like `family` (its trimming decisions depend on it);
+    `settings` overrides the defaults (the trade-off curve varies them)."""
+    return asyncio.run(_drive_gosling(steps, family, settings or {}))
 
 
 def recorded_requests(
@@ -315,4 +325,5 @@ def policy_figures(requests: Sequence[Request], cache: PromptCache) -> dict[str,
         "cost": round(totals.cost),
         "peak_request": totals.peak,
         "last_request": costs[-1].sent if costs else 0,
+        "late_peak_request": max((c.sent for c in costs[-LATE_WINDOW:]), default=0),
     }

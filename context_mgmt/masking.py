@@ -33,7 +33,7 @@ their first lines, because errors are what the model most needs to remember.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from context_mgmt.recall import describe_call, recall_hint
@@ -60,11 +60,10 @@ def messages_to_mask(
     keep_last: int = MASK_KEEP_LAST,
     batch: int = MASK_BATCH_SIZE,
 ) -> list[str]:
-    """Ids of agent-visible messages to mask now (pure; see the module docstring).
-
-    A tool-result message qualifies when every response in it answers one of the old calls
-    and masking would shrink one of its outputs; an assistant message when all its calls are
-    old and one of them has a long string argument. Masked messages are not chosen again.
+    """Ids of agent-visible messages to mask now, in fixed batches (pure; see the module
+    docstring): the calls older than the last `keep_last`, once a whole `batch` of them
+    has piled up. The session's pipeline decides the moment by cost instead
+    (`context_mgmt.trim_plan`); this is the fixed rule, for scripts and the benchmark.
     """
     if keep_last < 0:
         raise ValueError(f"keep_last must be 0 or more, got {keep_last}")
@@ -74,7 +73,17 @@ def messages_to_mask(
     old_count = (max(len(calls) - keep_last, 0) // batch) * batch
     if old_count == 0:
         return []
-    old = set(calls[:old_count])
+    return messages_to_mask_among(messages, set(calls[:old_count]))
+
+
+def messages_to_mask_among(messages: Sequence[Message], old: Collection[str]) -> list[str]:
+    """Ids of agent-visible messages that masking would shrink and that belong only to the
+    `old` calls.
+
+    A tool-result message qualifies when every response in it answers one of the old calls
+    and masking would shrink one of its outputs; an assistant message when all its calls are
+    old and one of them has a long string argument. Masked messages are not chosen again.
+    """
     chosen: list[str] = []
     for message in messages:
         meta = message.metadata
@@ -218,6 +227,11 @@ class MaskingPresenter:
                 self._requests[request.id] = request
         if not message.metadata.masked:
             return message
+        return self._cache.get(message, self._requests)
+
+    def preview(self, message: Message) -> Message:
+        """How `message` would look once masked (for deciding whether masking pays), from
+        the same cache the view uses, so the copy is made once."""
         return self._cache.get(message, self._requests)
 
 

@@ -25,6 +25,13 @@ DEFAULT_RECALL_MAX_CHARS = 50_000
 
 ARGUMENTS_PREVIEW_CHARS = 120
 
+FOLDED_KEYWORD = "folded"
+"""`context__recall("folded")` lists every call whose output is out of the model's view
+(folded, summarized or compacted), with its id."""
+LISTED_MAX = 400
+"""The newest this many out-of-view calls are listed; older ones are counted."""
+ASSISTANT_TEXT_CHARS = 2_000
+
 
 def recall_hint(tool_call_id: str) -> str:
     """How the model asks for the full output of `tool_call_id`."""
@@ -86,6 +93,8 @@ def recall(
 ) -> Recalled:
     """The original result of `tool_call_id` from the full session `messages`."""
     tool_call_id = tool_call_id.strip()
+    if tool_call_id.lower() == FOLDED_KEYWORD:
+        return _listing(messages)
     request, response = find_tool_call(messages, tool_call_id)
     if response is None:
         if request is not None:
@@ -108,11 +117,61 @@ def recall(
     )
     if images:
         header += f" [{len(images)} image{'s' if len(images) != 1 else ''} attached]"
-    if request is not None and request.arguments:
-        full = json.dumps(request.arguments, ensure_ascii=False, indent=1)
-        if len(full) > ARGUMENTS_PREVIEW_CHARS:
-            header += f"\nArguments:\n{full}\nOutput:"
+    said = _hidden_assistant_text(messages, tool_call_id)
+    if said:
+        header += f"\nYour message with this call:\n{said}"
+    full = json.dumps(request.arguments, ensure_ascii=False, indent=1) if request else "{}"
+    if request is not None and request.arguments and (said or len(full) > ARGUMENTS_PREVIEW_CHARS):
+        header += f"\nArguments:\n{full}\nOutput:"
+    elif said:
+        header += "\nOutput:"
     return Recalled(True, f"{header}\n{body}", images, response.is_error)
+
+
+def _hidden_assistant_text(messages: Sequence[Message], tool_call_id: str) -> str:
+    """The text of the assistant message that made the call, when the model no longer sees
+    it (the call was folded or summarized), cut to `ASSISTANT_TEXT_CHARS`."""
+    for message in messages:
+        if message.role == "assistant" and any(r.id == tool_call_id for r in message.tool_requests):
+            if message.metadata.agent_visible:
+                return ""
+            text = message.text.strip()
+            if len(text) > ASSISTANT_TEXT_CHARS:
+                text = text[: ASSISTANT_TEXT_CHARS - 1] + "…"
+            return text
+    return ""
+
+
+def _listing(messages: Sequence[Message]) -> Recalled:
+    """Every call whose output the model no longer sees, oldest first, one line each."""
+    hidden_results = {
+        part.id: part
+        for message in messages
+        if not message.metadata.agent_visible
+        for part in message.content
+        if isinstance(part, ToolResponse)
+    }
+    lines: list[str] = []
+    for message in messages:
+        for request in message.tool_requests:
+            response = hidden_results.get(request.id)
+            if response is None:
+                continue
+            kind = "error, " if response.is_error else ""
+            size = len(response.text())
+            lines.append(
+                f"- {request.id}: {describe_call(request, request.id)} ({kind}{size:,} chars)"
+            )
+    if not lines:
+        return Recalled(True, "No tool call is out of view in this session.")
+    header = f"{len(lines)} tool call{'s' if len(lines) != 1 else ''} out of view"
+    if len(lines) > LISTED_MAX:
+        header += (
+            f"; the newest {LISTED_MAX} (the {len(lines) - LISTED_MAX:,} older ones are not listed)"
+        )
+        lines = lines[-LISTED_MAX:]
+    header += f", oldest first. {recall_hint('<id>')} shows one in full:"
+    return Recalled(True, "\n".join([header, *lines]))
 
 
 def recall_tool_output(

@@ -63,6 +63,13 @@ def context_group() -> None:
     help="Tool results masking keeps verbatim.",
 )
 @click.option(
+    "--keep-tokens",
+    type=click.IntRange(min=0),
+    default=4_000,
+    show_default=True,
+    help="...while they hold at most this many tokens (the newest is always kept).",
+)
+@click.option(
     "--summarizer",
     type=click.Choice(["stub", "model"]),
     default="stub",
@@ -82,7 +89,7 @@ def context_group() -> None:
     type=click.Choice(["anthropic", "openai", "none"]),
     default="anthropic",
     show_default=True,
-    help="Price requests with this provider family's prompt cache.",
+    help="Price requests with this provider family's prompt cache (masking decides by it too).",
 )
 @click.option("--per-call", is_flag=True, help="Also print the tokens of every model call.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object for scripts.")
@@ -105,6 +112,7 @@ def replay_command(
     context_limit: int,
     threshold: float,
     keep_last: int,
+    keep_tokens: int,
     summarizer: str,
     run_number: int | None,
     cache_family: CacheFamily,
@@ -133,6 +141,7 @@ def replay_command(
         context_limit=context_limit,
         threshold=threshold,
         keep_last=keep_last,
+        keep_tokens=keep_tokens,
         cache_family=cache_family,
     )
     provider = _model_summarizer() if summarizer == "model" else None
@@ -270,7 +279,7 @@ def render_tables(replays: Sequence[TranscriptReplay], *, per_call: bool) -> Non
             f"{replay.model_calls} model calls, {replay.tool_calls} tool calls; system prompt: "
             f"{replay.system_prompt} ({_k(replay.system_tokens)} tokens); window "
             f"{_k(options.context_limit)}, threshold {options.threshold:g}, keep last "
-            f"{options.keep_last}"
+            f"{options.keep_last} (up to {_k(options.keep_tokens)} tokens)"
         )
         if replay.source_repairs:
             more = ", ..." if len(replay.source_repairs) > 1 else ""

@@ -16,6 +16,7 @@ from agent.events import CompactionFinished, ContextTrimmed, ErrorEvent, Event
 from context_mgmt.context_size import DEFAULT_COMPACTION_THRESHOLD
 from context_mgmt.masking import MASK_KEEP_LAST
 from context_mgmt.tool_pairs import compute_tool_call_cutoff
+from context_mgmt.trim_plan import MASK_KEEP_TOKENS, TRIM_PATIENCE
 from providers.prompt_cache import CacheFamily
 
 ReplayStrategy = Literal["none", "summarize", "mask", "hybrid"]
@@ -33,18 +34,25 @@ class ReplayOptions:
     threshold: float = DEFAULT_COMPACTION_THRESHOLD
     keep_last: int = MASK_KEEP_LAST
     """Tool results masking keeps verbatim (config `mask_keep_last`)."""
+    keep_tokens: int = MASK_KEEP_TOKENS
+    """...while they hold at most this many tokens (config `mask_keep_tokens`)."""
+    patience: float = TRIM_PATIENCE
+    """When trimming pays (config `trim_patience`)."""
     tool_call_cutoff: int | None = None
     """Tool calls kept before pair summaries start; None derives it from the window."""
     system_prompt: str | None = None
     """Overrides the transcript's system prompt (and the stand-in when it has none)."""
     cache_family: CacheFamily = "anthropic"
-    """How requests are priced: this provider family's prompt cache (`prompt_cache_for`)."""
+    """How requests are priced, and how the replayed pipeline decides when trimming pays:
+    this provider family's prompt cache (`prompt_cache_for`)."""
 
     def __post_init__(self) -> None:
         if self.context_limit <= 0:
             raise ValueError(f"context_limit must be positive, got {self.context_limit}")
         if self.keep_last < 0:
             raise ValueError(f"keep_last must be 0 or more, got {self.keep_last}")
+        if self.keep_tokens < 0:
+            raise ValueError(f"keep_tokens must be 0 or more, got {self.keep_tokens}")
 
     @property
     def cutoff(self) -> int:
@@ -57,6 +65,8 @@ class ReplayOptions:
             "context_limit": self.context_limit,
             "threshold": self.threshold,
             "keep_last": self.keep_last,
+            "keep_tokens": self.keep_tokens,
+            "patience": self.patience,
             "tool_call_cutoff": self.cutoff,
             "cache_family": self.cache_family,
         }
@@ -116,9 +126,9 @@ class ReplayCall:
 
 
 def event_label(event: Event) -> str | None:
-    """`masked`, `summarized`, `compaction`, `overflow compaction` or `failed`."""
+    """`masked`, `folded`, `summarized`, `compaction`, `overflow compaction` or `failed`."""
     if isinstance(event, ContextTrimmed):
-        return "masked" if event.strategy == "mask" else "summarized"
+        return {"mask": "masked", "fold": "folded"}.get(event.strategy, "summarized")
     if isinstance(event, CompactionFinished):
         return "compaction" if event.trigger != "overflow" else "overflow compaction"
     if isinstance(event, ErrorEvent):

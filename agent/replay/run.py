@@ -186,6 +186,9 @@ class _StrategyRun:
             tool_pair_summarization=strategy != "none",
             auto_compact_threshold=options.threshold,
             mask_keep_last=options.keep_last,
+            mask_keep_tokens=options.keep_tokens,
+            trim_patience=options.patience,
+            prompt_cache=options.cache_family,
             tool_call_cutoff=options.cutoff,
             context_file_names=[],
         )

@@ -27,6 +27,7 @@ from context_mgmt.summarize import SUMMARY_REQUEST, render_compaction_prompt
 from context_mgmt.tokens import default_counter
 from conversation import Message, TextContent, ToolRequest, ToolResponse
 from prompts import render
+from providers.prompt_cache import CacheFamily
 from sessions.importers import ImportedTranscript, parse_transcripts
 from tests.agent.replay_transcripts import FOLLOW_UP, TASK, chat_run, write_run
 
@@ -37,10 +38,14 @@ def transcript(turns: tuple[int, ...], empty_result_at: int = -1) -> ImportedTra
 
 
 async def replay(
-    turns: tuple[int, ...], limit: int = 128_000, empty_result_at: int = -1
+    turns: tuple[int, ...],
+    limit: int = 128_000,
+    empty_result_at: int = -1,
+    cache: CacheFamily = "anthropic",
 ) -> TranscriptReplay:
     return await replay_transcript(
-        transcript(turns, empty_result_at), options=ReplayOptions(context_limit=limit)
+        transcript(turns, empty_result_at),
+        options=ReplayOptions(context_limit=limit, cache_family=cache),
     )
 
 
@@ -63,23 +68,37 @@ async def test_every_assistant_message_is_one_model_call_and_none_sends_everythi
     assert none.tokens_masked == 0 and none.all_valid
 
 
-async def test_masking_starts_once_a_whole_batch_is_older_than_keep_last() -> None:
-    result = await replay(turns=(30,))
+def first_masked(result: StrategyReplay) -> int:
+    return next(c.call for c in result.calls if "masked" in c.labels)
+
+
+async def test_without_a_cache_masking_starts_as_soon_as_a_result_is_older_than_keep_last() -> None:
+    result = await replay(turns=(30,), cache="none")
     none, mask, hybrid = (result.results[s] for s in ("none", "mask", "hybrid"))
-    # keep 10 + batch 10: the first 20 calls send exactly what `none` sends.
-    assert tokens(mask)[:20] == tokens(none)[:20]
-    assert mask.calls[20].labels == ("masked",)
-    assert mask.calls[20].tokens < none.calls[20].tokens
-    # 30 calls at the end: the oldest 20 results are placeholders.
-    assert mask.masked_results == 20
-    assert mask.tokens_masked == sum(c.masked_tokens for c in mask.calls) > 0
-    # What masking saved is what `none` sent more (give or take the per-turn context line,
-    # which shows each strategy's own context size).
-    saved = none.tokens_sent - mask.tokens_sent
-    assert abs(saved - mask.tokens_masked) <= 2 * len(mask.calls)
+    # Every token is paid on every call: call 12 is the first to carry 11 results, and the
+    # oldest is masked right then.
+    assert first_masked(mask) == 12
+    assert tokens(mask)[:11] == tokens(none)[:11]
+    assert mask.calls[11].tokens < none.calls[11].tokens
     # Far below the threshold, hybrid is masking alone.
     assert tokens(hybrid) == tokens(mask) and hybrid.compactions == 0
     assert result.relative("mask") == pytest.approx(mask.tokens_sent / none.tokens_sent)
+
+
+async def test_with_a_cache_masking_waits_until_it_pays_and_costs_less_than_none() -> None:
+    result = await replay(turns=(60,), cache="anthropic")
+    none, mask = result.results["none"], result.results["mask"]
+    first = first_masked(mask)
+    # Masking re-sends what follows the first placeholder once at the cache-write price, so
+    # it waits for old output to pile up instead of masking on every call.
+    assert 12 < first < 61
+    assert tokens(mask)[: first - 1] == tokens(none)[: first - 1]
+    assert mask.calls[first - 1].cache_write > none.calls[first - 1].cache_write
+    assert mask.cost < none.cost
+    # What the first trim saved is what `none` sent more on that call (give or take the
+    # per-turn context line, which shows each strategy's own context size).
+    call = mask.calls[first - 1]
+    assert abs(none.calls[first - 1].tokens - call.tokens - call.masked_tokens) <= 4
 
 
 async def test_summarize_never_touches_the_current_turns_calls() -> None:

@@ -200,8 +200,12 @@ class Renderer:
             self.info(f"⋯ compacted: ~{event.tokens_before:,} → ~{event.tokens_after:,} tokens")
             self._tail.label = "thinking"
         elif isinstance(event, ContextTrimmed):
-            verb = "masked" if event.strategy == "mask" else "summarized"
-            self.info(f"⋯ {verb} {len(event.tool_ids)} old tool results to save context")
+            count = len(event.tool_ids)
+            if event.strategy == "fold":
+                self.info(f"⋯ folded {count} old tool calls into one note to save context")
+            else:
+                verb = "masked" if event.strategy == "mask" else "summarized"
+                self.info(f"⋯ {verb} {count} old tool results to save context")
         elif isinstance(event, HintsLoaded):
             self.info(f"⋯ loaded hints from {', '.join(event.directories)}")
         elif isinstance(event, Notice):

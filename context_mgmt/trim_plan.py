@@ -1,0 +1,193 @@
+"""When trimming old tool output pays, once prompt caching is priced in (issue 16).
+
+Trimming (masking outputs to placeholders, folding old placeholders into one note) makes
+every later request smaller, but it changes the prompt: from the first changed message on,
+the provider's cache no longer matches, so that suffix is paid once more at the price of a
+new input (OpenAI) or a cache write (Anthropic) instead of a cache read. Trimming on every
+call would re-send the recent outputs every time; never trimming reads an ever longer
+history on every call.
+
+`plan_trim` says what a trim would do right now: which messages it masks, which old calls
+it folds, how many tokens that takes off every later request (`saved_tokens`) and how many
+tokens after the first change are sent again (`resent_tokens`). `TrimClock` decides when:
+it adds up what keeping the trimmable tokens costs on each call (`saved x read price`) and
+trims once that sum reaches what the trim's cache miss costs once
+(`resent x (first-call price - read price)`), then starts again. This is the rent-or-buy
+rule; for output that piles up at a steady rate it is the economic order quantity, the
+batch size that minimises waiting plus re-sending per call. Big outputs are trimmed after a
+few calls, a trickle of small ones rarely, and without a cache (every token new input on
+every call) as soon as there is anything to save.
+
+What stays whole: the newest calls, up to `keep_last` of them and up to `keep_tokens` of
+their output (always at least the newest one), so a session of small outputs keeps its
+last ten calls and a session of 8 KB outputs its last one.
+
+Graded: a call first becomes a placeholder (its tool, arguments and size stay in view); a
+later trim folds the placeholders of the previous one into a single note
+(`context_mgmt.folding`), so the request size settles however long the session runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from context_mgmt.masking import MASK_KEEP_LAST, messages_to_mask_among
+from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
+from conversation import Message
+from providers.cache_cost import break_even_calls
+from providers.prompt_cache import PromptCache
+
+MASK_KEEP_TOKENS = 4_000
+"""Output tokens of the newest calls kept whole at most (config `mask_keep_tokens`); the
+newest call is kept whatever its size."""
+TRIM_PATIENCE = 2.0
+"""How many times its cache-miss cost keeping trimmable output may cost before a trim
+(config `trim_patience`). 1 is the rent-or-buy point; 2 waits twice as long, which costs a
+few percent on a long loop but keeps a trim from landing just before a session ends, when
+it cannot pay back (measured in docs/context-pipeline.md)."""
+FOLD_NOTE_TOKENS = 400
+"""About what a folding note costs in the view (it is bounded: see `context_mgmt.folding`)."""
+
+
+@dataclass(frozen=True)
+class TrimPlan:
+    """What trimming now would do to the view, and its two figures."""
+
+    mask: tuple[str, ...] = ()
+    """Ids of messages to mask."""
+    fold: tuple[str, ...] = ()
+    """Tool call ids to fold (their outputs are placeholders already)."""
+    saved_tokens: int = 0
+    """Tokens every later request would be smaller by."""
+    resent_tokens: int = 0
+    """Tokens from the first changed message to the end, after the trim."""
+
+    @property
+    def empty(self) -> bool:
+        return not (self.mask or self.fold)
+
+
+def kept_calls(
+    view: Sequence[Message],
+    count: Callable[[Message], int],
+    keep_last: int = MASK_KEEP_LAST,
+    keep_tokens: int = MASK_KEEP_TOKENS,
+) -> int:
+    """How many of the newest calls stay whole: at most `keep_last`, and only while their
+    result messages hold at most `keep_tokens` (the newest call always, if `keep_last`)."""
+    results: dict[str, Message] = {}
+    calls: list[str] = []
+    for message in view:
+        calls.extend(r.id for r in message.tool_requests)
+        for response in message.tool_responses:
+            results[response.id] = message
+    kept, tokens = 0, 0
+    counted: set[str] = set()
+    for call in reversed(calls):
+        if kept >= keep_last:
+            break
+        result = results.get(call)
+        size = 0
+        if result is not None and result.id not in counted:
+            counted.add(result.id)
+            size = count(result)
+        if kept and tokens + size > keep_tokens:
+            break
+        kept += 1
+        tokens += size
+    return kept
+
+
+def plan_trim(
+    view: Sequence[Message],
+    count: Callable[[Message], int],
+    preview: Callable[[Message], Message],
+    *,
+    keep_last: int = MASK_KEEP_LAST,
+    keep_tokens: int = MASK_KEEP_TOKENS,
+    lookback: int = 0,
+) -> TrimPlan:
+    """What a trim of `view` (the messages the model is shown now, masked ones as
+    placeholders) would do: mask the calls older than the kept ones, fold the calls that
+    were masked before. `count` gives a message's tokens, `preview` its masked form;
+    `lookback` is how far before its breakpoints the provider looks for a cached prefix
+    (Anthropic; 0: any shared prefix counts)."""
+    calls = [r.id for m in view for r in m.tool_requests]
+    old = calls[: len(calls) - kept_calls(view, count, keep_last, keep_tokens)]
+    if not old:
+        return TrimPlan()
+    old_set = set(old)
+    mask = set(messages_to_mask_among(view, old_set))
+    folded_messages = _foldable(view, old_set)
+    fold = tuple(r.id for m in view if m.id in folded_messages for r in m.tool_requests)
+    if not mask and not fold:
+        return TrimPlan()
+    saved = 0
+    first: int | None = None
+    after: list[int] = []
+    for index, message in enumerate(view):
+        size = count(message)
+        if message.id in folded_messages or message.id in mask:
+            first = index if first is None else first
+            trimmed = 0 if message.id in folded_messages else count(preview(message))
+            saved += size - trimmed
+            size = trimmed
+        after.append(size)
+    assert first is not None
+    if lookback and len(view) - first > lookback:
+        # Anthropic finds a cached prefix only this many blocks before a breakpoint: a
+        # change further back than that re-sends the whole conversation.
+        first = 0
+    resent = sum(after[first:])
+    has_note = any(m.metadata.kind == TOOL_SUMMARY_KIND for m in view)
+    if fold:
+        resent += FOLD_NOTE_TOKENS
+        if not has_note:
+            saved -= FOLD_NOTE_TOKENS
+    return TrimPlan(tuple(m.id for m in view if m.id in mask), fold, max(saved, 0), resent)
+
+
+def _foldable(view: Sequence[Message], old: set[str]) -> set[str]:
+    """Ids of the messages of old calls whose results are placeholders already: each
+    tool-result message that is masked and answers only old calls, with the assistant
+    messages whose every call it answers."""
+    masked_calls: set[str] = set()
+    messages: set[str] = set()
+    for message in view:
+        responses = message.tool_responses
+        if message.metadata.masked and responses and all(r.id in old for r in responses):
+            masked_calls.update(r.id for r in responses)
+            messages.add(message.id)
+    for message in view:
+        requests = message.tool_requests
+        if message.role == "assistant" and requests and all(r.id in masked_calls for r in requests):
+            messages.add(message.id)
+    # A result whose call's assistant message is not folded with it stays.
+    folded_requests = {r.id for m in view if m.id in messages for r in m.tool_requests}
+    return {
+        m.id
+        for m in view
+        if m.id in messages and all(r.id in folded_requests for r in m.tool_responses)
+    }
+
+
+class TrimClock:
+    """When to trim (see the module docstring): one per session, fed every model call."""
+
+    def __init__(self, cache: PromptCache, patience: float = TRIM_PATIENCE) -> None:
+        self.cache = cache
+        self.patience = patience
+        self.waited = 0.0
+        """Saved tokens times calls, summed over the calls since the last trim."""
+
+    def due(self, plan: TrimPlan) -> bool:
+        """Count this call and say whether `plan` should be applied now."""
+        if plan.empty or plan.saved_tokens <= 0:
+            return False
+        self.waited += plan.saved_tokens
+        calls = break_even_calls(self.cache, plan.resent_tokens, plan.saved_tokens)
+        if self.waited < self.patience * calls * plan.saved_tokens:
+            return False
+        self.waited = 0.0
+        return True
