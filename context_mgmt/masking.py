@@ -13,12 +13,15 @@ content stays in that same message, so nothing is lost and `context_mgmt.recall`
 `MaskingPresenter` shows flagged messages as placeholder copies, one message at a time, as
 the session's view is built; it is the one place that turns a flag into what the model sees.
 
-Prompt caching: the masked set moves in steps of `MASK_BATCH_SIZE` calls. Results are masked
-only once they are older than the last `keep_last` calls *and* a whole batch of such calls has
-piled up, so the bytes of the prompt prefix change once every `batch` tool calls rather than
-on every call (between `keep_last` and `keep_last + batch - 1` recent calls stay verbatim).
-A masked message stays masked, and its placeholder is a pure function of the original, so the
-masked prefix itself is byte-stable from request to request.
+Prompt caching: masking changes the prompt, and everything after the first changed message
+is paid again instead of read from the cache. So the session's pipeline does not mask on
+every call: `context_mgmt.trim_plan` decides when masking (and folding the older
+placeholders, `context_mgmt.folding`) pays under the provider's cache, and
+`messages_to_mask_among` says which messages. `messages_to_mask` is the fixed rule
+(the calls older than the last `keep_last`, in whole batches of `MASK_BATCH_SIZE`), kept
+for scripts and benchmarks. A masked message stays masked, and its placeholder is a pure
+function of the original, so the masked prefix itself is byte-stable from request to
+request.
 
 Old calls' long arguments go too: an assistant message whose calls are all old gets the flag
 when one of its string arguments is longer than `ARGUMENT_KEEP_CHARS` (file contents written
@@ -42,7 +45,7 @@ from conversation import ImageContent, Message, TextContent, ToolRequest, ToolRe
 MASK_KEEP_LAST = 10
 """Tool calls whose results always stay verbatim (config `mask_keep_last`)."""
 MASK_BATCH_SIZE = 10
-"""The masked set grows by whole batches of this many calls (see the module docstring)."""
+"""`messages_to_mask`'s fixed rule grows the masked set by whole batches of this many calls."""
 SMALL_OUTPUT_CHARS = 400
 """Outputs up to this size are cheaper to keep than to replace."""
 ERROR_LINES_KEPT = 3

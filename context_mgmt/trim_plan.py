@@ -9,14 +9,19 @@ history on every call.
 
 `plan_trim` says what a trim would do right now: which messages it masks, which old calls
 it folds, how many tokens that takes off every later request (`saved_tokens`) and how many
-tokens after the first change are sent again (`resent_tokens`). `TrimClock` decides when:
-it adds up what keeping the trimmable tokens costs on each call (`saved x read price`) and
-trims once that sum reaches what the trim's cache miss costs once
-(`resent x (first-call price - read price)`), then starts again. This is the rent-or-buy
-rule; for output that piles up at a steady rate it is the economic order quantity, the
-batch size that minimises waiting plus re-sending per call. Big outputs are trimmed after a
-few calls, a trickle of small ones rarely, and without a cache (every token new input on
-every call) as soon as there is anything to save.
+tokens after the first change are sent again (`resent_tokens`). `TrimClock` decides when.
+Between two trims, each call pays `saved x read price` for the output it keeps, and the
+trim that ends the cycle pays its miss once, `resent x (first-call price - read price)`.
+The clock ends the cycle when keeping the output one more call would cost more than the
+cycle's average cost per call so far, the miss included: the stopping rule that minimises
+the long-run cost per call. For output that piles up at a steady rate it trims once the
+keeping has cost as much as the miss (the economic order quantity: batches of about five
+8 KB outputs under Anthropic's prices); a big output that arrives late in a cycle is trimmed
+as soon as it pays, one that arrives early waits. Without a cache (every token new input on
+every call) it trims as soon as there is anything to save. `trim_patience` scales the miss:
+2 (the default) waits longer than the break-even point, which costs a few percent on a
+long loop but keeps trims from landing just before a session ends, when they cannot pay
+back (the curve is in docs/context-pipeline.md).
 
 What stays whole: the newest calls, up to `keep_last` of them and up to `keep_tokens` of
 their output (always at least the newest one), so a session of small outputs keeps its
@@ -42,10 +47,8 @@ MASK_KEEP_TOKENS = 4_000
 """Output tokens of the newest calls kept whole at most (config `mask_keep_tokens`); the
 newest call is kept whatever its size."""
 TRIM_PATIENCE = 2.0
-"""How many times its cache-miss cost keeping trimmable output may cost before a trim
-(config `trim_patience`). 1 is the rent-or-buy point; 2 waits twice as long, which costs a
-few percent on a long loop but keeps a trim from landing just before a session ends, when
-it cannot pay back (measured in docs/context-pipeline.md)."""
+"""How many times its real cost a trim's cache miss counts when the clock decides (config
+`trim_patience`; see the module docstring)."""
 FOLD_NOTE_TOKENS = 400
 """About what a folding note costs in the view (it is bounded: see `context_mgmt.folding`)."""
 
@@ -178,16 +181,26 @@ class TrimClock:
     def __init__(self, cache: PromptCache, patience: float = TRIM_PATIENCE) -> None:
         self.cache = cache
         self.patience = patience
+        self.calls = 0
+        """Model calls since the last trim (or since the session started here)."""
         self.waited = 0.0
         """Saved tokens times calls, summed over the calls since the last trim."""
 
     def due(self, plan: TrimPlan) -> bool:
         """Count this call and say whether `plan` should be applied now."""
+        self.calls += 1
         if plan.empty or plan.saved_tokens <= 0:
             return False
         self.waited += plan.saved_tokens
-        calls = break_even_calls(self.cache, plan.resent_tokens, plan.saved_tokens)
-        if self.waited < self.patience * calls * plan.saved_tokens:
+        miss = (
+            self.patience
+            * break_even_calls(self.cache, plan.resent_tokens, plan.saved_tokens)
+            * plan.saved_tokens
+        )
+        # Trimming ends a cycle; the cheapest cycles per call end when keeping the output one
+        # more call would cost more than the cycle's average so far, the trim included.
+        if self.calls * plan.saved_tokens < self.waited + miss:
             return False
         self.waited = 0.0
+        self.calls = 0
         return True

@@ -18,9 +18,10 @@ RECALL_TOOL = "recall"
 """Exposed as `context__recall`, the name `context_mgmt.recall.RECALL_TOOL_NAME` gives."""
 
 INSTRUCTIONS = """\
-Old tool outputs may be replaced in your context by a short placeholder or a summary that
-names the tool call id. When you need the exact original output again, call recall with that
-id instead of re-running the tool."""
+Old tool outputs may be replaced in your context by a short placeholder, a summary or a note
+of folded calls that names the tool call id. When you need the exact original output again,
+call recall with that id instead of re-running the tool; recall("folded") lists every call
+whose output is out of view, with its id."""
 
 
 def recall_tool() -> Tool:
@@ -30,7 +31,8 @@ def recall_tool() -> Tool:
         summarized to save context.
 
         Args:
-            id: The tool call id shown in the placeholder or summary, e.g. "call_abc123".
+            id: The tool call id shown in the placeholder, summary or note, e.g.
+                "call_abc123"; or "folded" to list every call out of view with its id.
         """
         if ctx.session_messages is None:
             raise ToolError("recall needs a session: there is no earlier tool output to show.")

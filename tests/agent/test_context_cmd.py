@@ -30,6 +30,8 @@ def test_json_reports_every_strategy_and_every_call(run_file: Path) -> None:
         "context_limit": 8000,
         "threshold": 0.8,
         "keep_last": 10,
+        "keep_tokens": 4000,
+        "patience": 2.0,
         "tool_call_cutoff": 10,
         "cache_family": "anthropic",
         "summarizer": "stub",
@@ -67,7 +69,9 @@ def test_json_reports_every_strategy_and_every_call(run_file: Path) -> None:
 
 
 def test_one_strategy_and_options_reach_the_replay(run_file: Path) -> None:
-    result = replay(str(run_file), "--json", "--strategy", "mask", "--keep-last", "0")
+    result = replay(
+        str(run_file), "--json", "--strategy", "mask", "--keep-last", "0", "--cache", "none"
+    )
     assert result.exit_code == 0, result.output
     [transcript] = json.loads(result.output)["transcripts"]
     assert list(transcript["strategies"]) == ["mask"]
@@ -75,7 +79,9 @@ def test_one_strategy_and_options_reach_the_replay(run_file: Path) -> None:
     assert mask["relative_to_none"] is None  # nothing to compare with
     first = next(c for c in mask["calls"] if "masked" in c["labels"])
     assert first["events"][0]["type"] == "context_trimmed"  # the loop's own event
-    assert first["call"] == 11  # keep 0: the first batch of 10 is masked at once
+    # Keep 0 and no cache to pay for a change: the first output is masked on the next call.
+    assert first["call"] == 2
+    assert json.loads(result.output)["options"]["cache_family"] == "none"
 
 
 def test_the_table_names_each_strategy_and_says_whether_views_were_valid(run_file: Path) -> None:
@@ -166,7 +172,7 @@ def test_plot_keeps_coinciding_strategies_visible_and_says_so(
 
     monkeypatch.setattr(Figure, "savefig", keep)
     monkeypatch.setattr("matplotlib.pyplot.close", lambda figure: None)
-    result = replay(str(run_file), "--plot", str(tmp_path / "plot.png"))
+    result = replay(str(run_file), "--plot", str(tmp_path / "plot.png"), "--cache", "none")
     assert result.exit_code == 0, result.output
     [axes] = drawn[0].axes
     box = axes.get_legend()

@@ -273,10 +273,10 @@ async def test_a_transcript_without_a_system_prompt_gets_the_stand_in() -> None:
 
 
 async def test_replay_prices_every_call_and_counts_what_masking_hid_that_was_used() -> None:
-    run = chat_run(turns=(30,))
-    # The closing answer names something only output 0 (masked by then) and output 29 (the
+    run = chat_run(turns=(60,))
+    # The closing answer names something only output 0 (masked by then) and output 59 (the
     # newest, still whole) contain.
-    run[-1]["content"] = "Done: handler_0 and handler_29 were the culprits."
+    run[-1]["content"] = "Done: handler_0 and handler_59 were the culprits."
     [source] = parse_transcripts(json.dumps(run), source="run.json")
     result = await replay_transcript(source, options=ReplayOptions(context_limit=128_000))
     none, mask, hybrid = (result.results[s] for s in ("none", "mask", "hybrid"))
@@ -286,11 +286,23 @@ async def test_replay_prices_every_call_and_counts_what_masking_hid_that_was_use
     # Priced with Anthropic's cache: whole history, so nearly all of it is read back
     assert none.cached_share > 0.8
     assert none.cost == pytest.approx(sum(c.cost for c in none.calls))
-    # Masking a batch changes an early message, so the call after it re-sends the rest at
-    # full price: it reads less from the cache than the same call under `none`.
+    # Masking changes an early message, so the call after it re-sends the rest at the
+    # cache-write price: it reads less from the cache than the same call under `none`.
     first_masked = next(i for i, c in enumerate(mask.calls) if "masked" in c.labels)
     assert mask.calls[first_masked].cache_read < none.calls[first_masked].cache_read
     assert mask.calls[first_masked].cache_read < mask.calls[first_masked - 1].cache_read
     data = result.to_dict(calls=True)["strategies"]["mask"]
     assert data["hidden_then_used"] == 1 and data["cost"] == round(mask.cost)
     assert data["cost_relative_to_none"] == pytest.approx(mask.cost / none.cost, abs=1e-4)
+
+
+async def test_a_long_session_folds_old_placeholders_and_its_requests_stop_growing() -> None:
+    result = await replay(turns=(160,), cache="anthropic")
+    none, hybrid = result.results["none"], result.results["hybrid"]
+    assert "folded" in {label for c in hybrid.calls for label in c.labels}
+    sent = tokens(hybrid)
+    # A placeholder per masked call would grow every request; folded, the size settles:
+    # the largest request of calls 121-160 is no larger than that of calls 81-120.
+    assert max(sent[120:160]) <= 1.02 * max(sent[80:120])
+    assert max(tokens(none)[120:160]) > 1.25 * max(tokens(none)[80:120])
+    assert hybrid.all_valid and hybrid.cost < none.cost

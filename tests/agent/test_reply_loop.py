@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -262,24 +263,34 @@ async def test_max_turns_stops_the_loop(tmp_path: Path) -> None:
     provider.assert_complete()
 
 
-async def test_hybrid_masks_old_results_and_recall_brings_them_back(tmp_path: Path) -> None:
+async def test_hybrid_masks_and_folds_old_results_and_recall_brings_them_back(
+    tmp_path: Path,
+) -> None:
     outputs = [f"line {i} " + "x" * 600 for i in range(14)]
     steps: list[Step] = [call("developer__shell", command=f"echo '{o}'") for o in outputs]
-    seen_placeholders: list[str] = []
+    seen: list[str] = []
 
-    def recall_step(request: ScriptedRequest) -> ScriptedReply:
-        texts = [p.text() for m in request.messages for p in m.tool_responses]
-        seen_placeholders.extend(t for t in texts if "hidden to save context" in t)
-        first_id = next(r.id for m in request.messages for r in m.tool_requests)
-        return ScriptedReply.tool_call("context__recall", {"id": first_id})
+    def list_folded(request: ScriptedRequest) -> ScriptedReply:
+        seen.extend(p.text() for m in request.messages for p in m.tool_responses)
+        seen.extend(m.text for m in request.messages if m.role == "user")
+        return ScriptedReply.tool_call("context__recall", {"id": "folded"})
 
-    steps += [recall_step, "recalled"]
+    def recall_oldest(request: ScriptedRequest) -> ScriptedReply:
+        listing = request.messages[-2].tool_responses[0].text()
+        oldest = re.search(r"^- (\S+):", listing, re.MULTILINE)
+        assert oldest is not None, listing
+        return ScriptedReply.tool_call("context__recall", {"id": oldest.group(1)})
+
+    steps += [list_folded, recall_oldest, "recalled"]
+    # The scripted provider bills no cache, so trimming pays as soon as a call is old.
     agent, provider, store = make_agent(tmp_path, steps, mask_keep_last=2)
     session = agent.new_session()
     events, finished = await run_turn(agent, session, "print many things")
     assert finished.final_text == "recalled"
-    assert any(isinstance(e, ContextTrimmed) and e.strategy == "mask" for e in events)
-    assert seen_placeholders, "old outputs should be shown as placeholders"
+    trimmed = {e.strategy for e in events if isinstance(e, ContextTrimmed)}
+    assert trimmed == {"mask", "fold"}
+    assert any("hidden to save context" in t for t in seen), "placeholders for old outputs"
+    assert any(t.startswith("[Folded tool calls:") for t in seen), "one note for older ones"
     recalled = provider.requests[-1].messages[-2].tool_responses[0].text()
     assert "line 0 " in recalled
     assert store is not None and session.id is not None

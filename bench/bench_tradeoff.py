@@ -1,0 +1,135 @@
+"""The trade-off of trimming old tool output: what it costs against what it hides.
+
+For each setting of the context policy (`trim_patience`, `mask_keep_tokens`,
+`mask_keep_last`), two figures side by side:
+
+- cost: the scripted shell loop of `bench.cost_loop` (8 KB per step, 200k window) at 120 and
+  300 steps, priced with Anthropic's prompt cache, as a share of Codex's policy on the same
+  loop; and the corpus transcripts' `hybrid` cost as a share of `none`'s;
+- what was hidden: how many of the corpus's later uses (`context_mgmt.later_use`) found their
+  tool output hidden from the view of the call that used it.
+
+The defaults are the row marked `default`. Slow (about a minute per row): run it on its own,
+`python -m bench tradeoff`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from bench.bench_replay import WINDOW as CORPUS_WINDOW
+
+ROWS: tuple[tuple[float, int, int], ...] = (
+    # (trim_patience, mask_keep_tokens, mask_keep_last)
+    (0.0, 4_000, 10),
+    (1.0, 4_000, 10),
+    (2.0, 4_000, 10),
+    (4.0, 4_000, 10),
+    (2.0, 2_000, 10),
+    (2.0, 8_000, 10),
+    (2.0, 16_000, 10),
+    (2.0, 4_000, 5),
+    (2.0, 4_000, 20),
+)
+STEPS = (120, 300)
+
+
+def _loop_cost(steps: int, settings: dict[str, Any]) -> float:
+    from bench.cost_loop import (
+        codex_requests,
+        gosling_sent,
+        policy_figures,
+        recorded_requests,
+        scripted_loop,
+    )
+    from context_mgmt.request_segments import RequestSegmenter
+    from context_mgmt.tokens import default_counter
+    from providers.prompt_cache import prompt_cache_for
+
+    counter = default_counter()
+    conversation = scripted_loop(steps)
+    cache = prompt_cache_for("claude-sonnet-4-5")
+    segmenter = RequestSegmenter(counter, cache.mechanism)
+    sent = gosling_sent(steps, "anthropic", settings)
+    gosling = policy_figures(recorded_requests(sent, conversation, segmenter), cache)
+    codex, _ = codex_requests(conversation, segmenter, sent[0].system, sent[0].tools)
+    return round(gosling["cost"] / policy_figures(codex, cache)["cost"], 3)
+
+
+async def _corpus(patience: float, keep_tokens: int, keep_last: int) -> dict[str, Any]:
+    from agent.replay.results import ReplayOptions
+    from agent.replay.run import replay_file
+    from bench.bench_replay import corpus_dir
+
+    options = ReplayOptions(
+        context_limit=CORPUS_WINDOW,
+        keep_last=keep_last,
+        keep_tokens=keep_tokens,
+        patience=patience,
+    )
+    hidden = uses = 0
+    hybrid = none = 0.0
+    worst = 0.0
+    for path in sorted(p for p in corpus_dir().iterdir() if p.is_file() and p.suffix != ".md"):
+        for replay in await replay_file(path, ("none", "hybrid"), options=options):
+            result = replay.results["hybrid"]
+            hidden += result.hidden_then_used
+            uses += result.later_uses
+            hybrid += result.cost
+            none += replay.results["none"].cost
+            worst = max(worst, replay.relative_cost("hybrid") or 0.0)
+    return {
+        "hidden_then_used": hidden,
+        "later_uses": uses,
+        "corpus_cost_vs_none": round(hybrid / none, 3) if none else None,
+        "corpus_worst_vs_none": round(worst, 3),
+    }
+
+
+def run() -> dict[str, Any]:
+    from agent.config import Settings
+
+    defaults = Settings()
+    rows = []
+    for patience, keep_tokens, keep_last in ROWS:
+        settings = {
+            "trim_patience": patience,
+            "mask_keep_tokens": keep_tokens,
+            "mask_keep_last": keep_last,
+        }
+        row: dict[str, Any] = dict(settings)
+        row["default"] = (patience, keep_tokens, keep_last) == (
+            defaults.trim_patience,
+            defaults.mask_keep_tokens,
+            defaults.mask_keep_last,
+        )
+        for steps in STEPS:
+            row[f"loop_{steps}_cost_vs_codex"] = _loop_cost(steps, settings)
+        row.update(asyncio.run(_corpus(patience, keep_tokens, keep_last)))
+        rows.append(row)
+    return {"rows": rows}
+
+
+def table_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    for row in result["rows"]:
+        name = (
+            f"patience {row['trim_patience']:g} keep {row['mask_keep_last']} calls / "
+            f"{row['mask_keep_tokens']:,} tokens" + (" (default)" if row["default"] else "")
+        )
+        rows.append(
+            (
+                name,
+                f"loop cost vs codex {row['loop_120_cost_vs_codex']} (120) "
+                f"{row['loop_300_cost_vs_codex']} (300); corpus cost vs none "
+                f"{row['corpus_cost_vs_none']} (worst {row['corpus_worst_vs_none']}); "
+                f"hidden then used {row['hidden_then_used']} of {row['later_uses']}",
+            )
+        )
+    return rows
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(), indent=2))

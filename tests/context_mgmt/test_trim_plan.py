@@ -1,0 +1,134 @@
+"""When trimming old tool output pays: what a trim would save and re-send (hand-computed on
+made-up token counts), and the clock that decides the moment under each prompt cache."""
+
+from __future__ import annotations
+
+import pytest
+
+from context_mgmt.trim_plan import FOLD_NOTE_TOKENS, TrimClock, TrimPlan, kept_calls, plan_trim
+from conversation import Message
+from providers.prompt_cache import ANTHROPIC_CACHE, NO_CACHE, OPENAI_CACHE, PromptCache
+from tests.context_mgmt.tool_conversations import mark_masked, session, shown
+
+ASK, RESULT, PLACEHOLDER, TASK = 50, 1_000, 40, 5
+
+
+def count(message: Message) -> int:
+    """Made-up sizes, so every figure below can be added up by hand."""
+    if message.role == "assistant":
+        return ASK
+    if message.tool_responses:
+        return PLACEHOLDER if message.metadata.masked else RESULT
+    return TASK
+
+
+def preview(message: Message) -> Message:
+    return message.with_metadata(message.metadata.with_masked())
+
+
+def results(messages: list[Message], calls: range) -> list[str]:
+    wanted = {f"call_{n}" for n in calls}
+    return [m.id for m in messages if m.tool_responses and m.tool_responses[0].id in wanted]
+
+
+def test_the_newest_calls_stay_whole_by_count_and_by_tokens() -> None:
+    view = session(15)
+    assert kept_calls(view, count, keep_last=10, keep_tokens=100_000) == 10
+    assert kept_calls(view, count, keep_last=10, keep_tokens=3_500) == 3
+    # The newest result stays whole whatever its size.
+    assert kept_calls(view, count, keep_last=10, keep_tokens=10) == 1
+    assert kept_calls(view, count, keep_last=0, keep_tokens=100_000) == 0
+
+
+def test_a_trim_masks_the_calls_older_than_the_kept_ones_and_counts_what_it_resends() -> None:
+    view = session(15)  # task, then 15 calls of (ask, result)
+    plan = plan_trim(view, count, preview, keep_last=10, keep_tokens=100_000)
+    assert plan.mask == tuple(results(view, range(5)))
+    assert plan.fold == ()
+    assert plan.saved_tokens == 5 * (RESULT - PLACEHOLDER)
+    # From the first placeholder on: 5 placeholders, the asks of calls 1-4, then 10 calls
+    # whole.
+    assert plan.resent_tokens == 5 * PLACEHOLDER + 4 * ASK + 10 * (ASK + RESULT)
+
+
+def test_a_change_further_back_than_the_lookback_resends_the_whole_conversation() -> None:
+    view = session(15)
+    plan = plan_trim(view, count, preview, keep_last=10, keep_tokens=100_000, lookback=20)
+    # The first change is 29 messages before the end: Anthropic finds no cached prefix.
+    assert plan.resent_tokens == TASK + ASK + 5 * PLACEHOLDER + 4 * ASK + 10 * (ASK + RESULT)
+    near = plan_trim(view, count, preview, keep_last=10, keep_tokens=100_000, lookback=40)
+    assert near.resent_tokens == plan.resent_tokens - TASK - ASK
+
+
+def test_calls_masked_by_an_earlier_trim_are_folded_by_the_next() -> None:
+    messages = session(15)
+    view = shown(mark_masked(messages, results(messages, range(3))))
+    plan = plan_trim(view, count, preview, keep_last=10, keep_tokens=100_000)
+    assert plan.fold == ("call_0", "call_1", "call_2")
+    assert plan.mask == tuple(results(view, range(3, 5)))
+    folded = 3 * (ASK + PLACEHOLDER)
+    assert plan.saved_tokens == folded + 2 * (RESULT - PLACEHOLDER) - FOLD_NOTE_TOKENS
+    # Everything from the first folded ask on is sent again, with the note.
+    resent = 2 * (ASK + PLACEHOLDER) + 10 * (ASK + RESULT) + FOLD_NOTE_TOKENS
+    assert plan.resent_tokens == resent
+
+
+def test_nothing_old_enough_means_no_trim() -> None:
+    plan = plan_trim(session(10), count, preview, keep_last=10, keep_tokens=100_000)
+    assert plan == TrimPlan() and plan.empty
+
+
+def growing(clock: TrimClock, calls: int, resent: int = 4_600) -> list[bool]:
+    """Feed the clock a pile of old output growing by 1,000 tokens a call."""
+    return [
+        clock.due(TrimPlan(mask=("m",), saved_tokens=1_000 * k, resent_tokens=resent))
+        for k in range(1, calls + 1)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("cache", "patience", "calls"),
+    [
+        # Anthropic: the miss is (1.25 - 0.1) x 4,600 = 5,290, keeping costs 0.1 a token and
+        # call. After b calls keeping has cost 100 x b(b+1)/2; one more call would cost
+        # 100 x b; the cycle ends once 100 x b x b >= 100 x b(b+1)/2 + patience x 5,290,
+        # i.e. 50 x b(b-1) >= patience x 5,290: b = 11 (5,500), or 16 (12,000 >= 10,580).
+        (ANTHROPIC_CACHE, 1.0, 11),
+        (ANTHROPIC_CACHE, 2.0, 16),
+        # OpenAI: a miss is a new input (1 - 0.1) x 4,600 = 4,140: 50 x b(b-1) >= 4,140.
+        (OPENAI_CACHE, 1.0, 10),
+        # No cache: every token is paid on every call, so trimming pays at once.
+        (NO_CACHE, 2.0, 1),
+    ],
+)
+def test_a_steadily_growing_pile_is_trimmed_when_the_cycle_is_cheapest(
+    cache: PromptCache, patience: float, calls: int
+) -> None:
+    clock = TrimClock(cache, patience)
+    assert growing(clock, calls) == [False] * (calls - 1) + [True]
+    # A trim starts a new cycle: the same pile again takes as long.
+    assert growing(clock, calls) == [False] * (calls - 1) + [True]
+
+
+def test_a_big_output_late_in_a_cycle_is_trimmed_at_once_and_an_early_one_waits() -> None:
+    lump = TrimPlan(mask=("m",), saved_tokens=1_000, resent_tokens=1_000)
+    # The miss: 1.15 x 1,000 = 1,150, as much as 11.5 calls of keeping the 1,000 tokens.
+    late = TrimClock(ANTHROPIC_CACHE, 1.0)
+    assert not any(late.due(TrimPlan()) for _ in range(20))
+    assert late.due(lump)  # 21 calls into the cycle: ending it now lowers the average
+    early = TrimClock(ANTHROPIC_CACHE, 1.0)
+    assert not any(early.due(TrimPlan()) for _ in range(9))
+    # 10 calls in, the same output alone never pays for a new cycle...
+    assert not any(early.due(lump) for _ in range(50))
+    # ...until more old output piles up.
+    more = [
+        early.due(TrimPlan(mask=("m",), saved_tokens=1_000 * k, resent_tokens=1_000))
+        for k in range(2, 10)
+    ]
+    assert any(more)
+
+
+def test_a_plan_that_saves_nothing_is_never_due() -> None:
+    clock = TrimClock(NO_CACHE, 0.0)
+    assert not clock.due(TrimPlan())
+    assert not clock.due(TrimPlan(fold=("call_0",), saved_tokens=0, resent_tokens=10))
