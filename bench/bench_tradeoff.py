@@ -55,7 +55,7 @@ def _loop_cost(steps: int, settings: dict[str, Any]) -> float:
     sent = gosling_sent(steps, "anthropic", settings)
     gosling = policy_figures(recorded_requests(sent, conversation, segmenter), cache)
     codex, _ = codex_requests(conversation, segmenter, sent[0].system, sent[0].tools)
-    return round(gosling["cost"] / policy_figures(codex, cache)["cost"], 3)
+    return round(float(gosling["cost"]) / float(policy_figures(codex, cache)["cost"]), 3)
 
 
 async def _corpus(patience: float, keep_tokens: int, keep_last: int) -> dict[str, Any]:
