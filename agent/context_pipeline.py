@@ -53,8 +53,8 @@ from context_mgmt.folding import fold_calls
 from context_mgmt.masking import MaskingPresenter
 from context_mgmt.pair_summarizer import ToolPairSummarizer
 from context_mgmt.tokens import TokenCounter
-from context_mgmt.tool_pairs import ends_with_misplaced_note
-from context_mgmt.trim_plan import TrimClock, plan_trim
+from context_mgmt.tool_pairs import TOOLCALL_SUMMARIZATION_BATCH_SIZE, ends_with_misplaced_note
+from context_mgmt.trim_plan import TrimClock, TrimPlan, change_figures, plan_trim
 from conversation import Message, MessageMetadata
 from providers import ContextLengthExceeded, Provider, ToolSpec, Usage
 from sessions.records import UsageKind, UsageRecord
@@ -63,6 +63,8 @@ if TYPE_CHECKING:
     from agent.config import Settings
     from agent.session import AgentSession
 
+SUMMARY_NOTE_TOKENS = 60
+"""About what one tool pair's summary line costs in the view."""
 MAX_OVERFLOW_COMPACTIONS = 2
 """Overflow-driven compactions in a row (without a successful call between them) before the
 turn gives up instead of summarizing a summary again."""
@@ -221,7 +223,12 @@ class ContextPipeline:
             key = (visible_calls, protect_last_n)
             if key != self._scheduled_at:
                 self._scheduled_at = key
-                self.pairs.maybe_schedule(current, protect_last_n)
+                # Without a cache goose's batches of 10; with one, every old call at the
+                # moment the clock says it pays.
+                batch = 0 if self.cache.mechanism != "none" else TOOLCALL_SUMMARIZATION_BATCH_SIZE
+                ids = self.pairs.due_ids(current, protect_last_n, batch)
+                if ids and self._summaries_pay(session, ids):
+                    self.pairs.schedule(current, ids)
         if flips or appended or usage:
             session.commit(metadata=flips, append=appended, usage=usage)
         events: list[Event] = []
@@ -248,7 +255,7 @@ class ContextPipeline:
             self.present.preview,
             keep_last=self.settings.mask_keep_last,
             keep_tokens=self.settings.mask_keep_tokens,
-            lookback=self.cache.lookback if self.cache.mechanism == "breakpoints" else 0,
+            lookback=self._lookback,
         )
         due = self.trim_clock.due(plan)
         if not due and not ends_with_misplaced_note(messages):
@@ -269,6 +276,30 @@ class ContextPipeline:
         hidden = set(applied.flipped_ids)
         flips.update({m.id: m.metadata for m in applied.messages if m.id in hidden})
         return flips, applied.appended, masked, applied.ids("applied")
+
+    def _summaries_pay(self, session: AgentSession, tool_ids: Sequence[str]) -> bool:
+        """Whether summarizing `tool_ids` now pays under the provider's prompt cache: the
+        notes will hide their pairs, which changes the prompt from the first of them on (the
+        same clock as masking: `context_mgmt.trim_plan`). A summary call is paid whether or
+        not its note is ever placed, so this decides before the summarizer runs."""
+        wanted = set(tool_ids)
+        session.view.sync(session.messages)
+        view = session.view.messages()
+        pairs = [m.id for m in view if _call_ids(m) & wanted]
+        note = SUMMARY_NOTE_TOKENS * len(wanted)
+        saved, resent = change_figures(
+            view,
+            dict.fromkeys(pairs, 0),
+            self.counter.count_message,
+            lookback=self._lookback,
+            added_tokens=note,
+        )
+        plan = TrimPlan(fold=tuple(tool_ids), saved_tokens=max(saved, 0), resent_tokens=resent)
+        return self.trim_clock.due(plan)
+
+    @property
+    def _lookback(self) -> int:
+        return self.cache.lookback if self.cache.mechanism == "breakpoints" else 0
 
     def check(self, view: Sequence[Message]) -> ContextCheck:
         """Should the context be compacted before the next call, and why (or why not)?"""
@@ -387,6 +418,10 @@ class ContextPipeline:
                     threshold=int(threshold * 100),
                 )
             )
+
+
+def _call_ids(message: Message) -> set[str]:
+    return {r.id for r in message.tool_requests} | {r.id for r in message.tool_responses}
 
 
 def _flipped(message: Message, flips: Mapping[str, MessageMetadata]) -> Message:

@@ -29,6 +29,7 @@ from context_mgmt.format import format_message_for_compacting
 from context_mgmt.recall import describe_call, recall_hint
 from context_mgmt.tool_pairs import (
     TOOL_SUMMARY_KIND,
+    TOOLCALL_SUMMARIZATION_BATCH_SIZE,
     PairApplication,
     apply_tool_pair_summaries,
     compute_tool_call_cutoff,
@@ -111,10 +112,22 @@ class ToolPairSummarizer:
 
         `protect_last_n`: the tool calls of the current turn, which are never summarized.
         """
+        return self.schedule(messages, self.due_ids(messages, protect_last_n))
+
+    def due_ids(
+        self,
+        messages: Sequence[Message],
+        protect_last_n: int,
+        batch: int = TOOLCALL_SUMMARIZATION_BATCH_SIZE,
+    ) -> list[str]:
+        """The batch `maybe_schedule` would start now (none while one runs); `batch` as in
+        `tool_ids_to_summarize`."""
         if self.running:
             return []
-        ids = tool_ids_to_summarize(messages, self.cutoff, protect_last_n, exclude=self._excluded())
-        return self.schedule(messages, ids)
+        excluded = self._excluded()
+        return tool_ids_to_summarize(
+            messages, self.cutoff, protect_last_n, exclude=excluded, batch=batch
+        )
 
     def schedule(self, messages: Sequence[Message], ids: Sequence[str]) -> list[str]:
         """Summarize `ids` in a background task, from a snapshot of `messages`.

@@ -50,6 +50,8 @@ from context_mgmt.context_size import DEFAULT_COMPACTION_THRESHOLD
 from conversation import Content, Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
 
 TOOLCALL_SUMMARIZATION_BATCH_SIZE = 10
+MAX_SUMMARY_BATCH = 50
+"""The most tool pairs one cost-chosen batch summarizes."""
 MIN_TOOL_CALL_CUTOFF = 10
 MAX_TOOL_CALL_CUTOFF = 500
 
@@ -75,18 +77,22 @@ def tool_ids_to_summarize(
     protect_last_n: int,
     *,
     exclude: Collection[str] = (),
+    batch: int = TOOLCALL_SUMMARIZATION_BATCH_SIZE,
 ) -> list[str]:
-    """The oldest `TOOLCALL_SUMMARIZATION_BATCH_SIZE` tool call ids of the agent view, or none.
+    """The oldest `batch` tool call ids of the agent view, or none.
 
     Ids are the tool requests of agent-visible messages in order; the last `protect_last_n`
     (the current turn's calls) are never eligible. Nothing is chosen until more than
     `cutoff + batch` calls are eligible, so summaries come in whole batches. `exclude` (ids
     already summarized, in flight, or failing) is skipped; the choice then stays among the
-    calls older than the `cutoff` most recent eligible ones.
+    calls older than the `cutoff` most recent eligible ones. `batch` 0: every eligible call
+    older than the `cutoff` most recent ones, up to `MAX_SUMMARY_BATCH` (when the cost model
+    picks the moment, `agent.context_pipeline`).
     """
-    batch = TOOLCALL_SUMMARIZATION_BATCH_SIZE
     ids = [r.id for m in messages if m.metadata.agent_visible for r in m.tool_requests]
     eligible = max(len(ids) - max(protect_last_n, 0), 0)
+    if batch <= 0:
+        return [i for i in ids[: max(eligible - cutoff, 0)] if i not in exclude][:MAX_SUMMARY_BATCH]
     if eligible <= cutoff + batch:
         return []
     if not exclude:

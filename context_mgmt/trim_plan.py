@@ -34,7 +34,7 @@ later trim folds the placeholders of the previous one into a single note
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from context_mgmt.masking import MASK_KEEP_LAST, messages_to_mask_among
@@ -126,29 +126,47 @@ def plan_trim(
     fold = tuple(r.id for m in view if m.id in folded_messages for r in m.tool_requests)
     if not mask and not fold:
         return TrimPlan()
-    saved = 0
+    sizes = {m.id: 0 for m in view if m.id in folded_messages}
+    sizes.update({m.id: count(preview(m)) for m in view if m.id in mask})
+    has_note = any(m.metadata.kind == TOOL_SUMMARY_KIND for m in view)
+    added = FOLD_NOTE_TOKENS if fold else 0
+    saved, resent = change_figures(
+        view, sizes, count, lookback=lookback, added_tokens=added, replaced_tokens=0
+    )
+    if fold and has_note:
+        saved += FOLD_NOTE_TOKENS  # the new note replaces the old one
+    return TrimPlan(tuple(m.id for m in view if m.id in mask), fold, max(saved, 0), resent)
+
+
+def change_figures(
+    view: Sequence[Message],
+    sizes: Mapping[str, int],
+    count: Callable[[Message], int],
+    *,
+    lookback: int = 0,
+    added_tokens: int = 0,
+    replaced_tokens: int = 0,
+) -> tuple[int, int]:
+    """`(saved_tokens, resent_tokens)` of a change to `view` that shows the messages named
+    in `sizes` at that many tokens (0: hidden) and appends `added_tokens` in place of
+    `replaced_tokens` already in the view. See `plan_trim` for `lookback`."""
+    saved = replaced_tokens - added_tokens
     first: int | None = None
     after: list[int] = []
     for index, message in enumerate(view):
         size = count(message)
-        if message.id in folded_messages or message.id in mask:
+        if message.id in sizes:
             first = index if first is None else first
-            trimmed = 0 if message.id in folded_messages else count(preview(message))
-            saved += size - trimmed
-            size = trimmed
+            saved += size - sizes[message.id]
+            size = sizes[message.id]
         after.append(size)
-    assert first is not None
+    if first is None:
+        return 0, 0
     if lookback and len(view) - first > lookback:
         # Anthropic finds a cached prefix only this many blocks before a breakpoint: a
         # change further back than that re-sends the whole conversation.
         first = 0
-    resent = sum(after[first:])
-    has_note = any(m.metadata.kind == TOOL_SUMMARY_KIND for m in view)
-    if fold:
-        resent += FOLD_NOTE_TOKENS
-        if not has_note:
-            saved -= FOLD_NOTE_TOKENS
-    return TrimPlan(tuple(m.id for m in view if m.id in mask), fold, max(saved, 0), resent)
+    return saved, sum(after[first:]) + added_tokens
 
 
 def _foldable(view: Sequence[Message], old: set[str]) -> set[str]:

@@ -57,6 +57,7 @@ class RecordedProvider(Provider):
         """The current turn's recorded replies still to give."""
         self.side_calls = 0
         self.side_input_tokens = 0
+        self.side_output_tokens = 0
 
     @property
     def manages_own_context(self) -> bool:
@@ -102,6 +103,7 @@ class RecordedProvider(Provider):
         reply, usage = await self.summarizer.complete(system, messages, tools, fast=fast)
         self.side_calls += 1
         self.side_input_tokens += usage.input_tokens or 0
+        self.side_output_tokens += usage.output_tokens or 0
         return reply, usage
 
 

@@ -153,6 +153,9 @@ class StrategyReplay:
     """Summarizer calls (compactions, including ladder retries, and tool-pair notes)."""
     side_input_tokens: int = 0
     """Input tokens of the summarizer calls: their cost on top of `tokens_sent`."""
+    side_cost: float = 0.0
+    """What the summarizer calls cost: each prompt is new (nothing in it was sent before),
+    their replies at the output price; part of `cost`."""
     failures: tuple[str, ...] = ()
     later_uses: int = 0
     """(tool output, later assistant message) pairs where the reply used something
@@ -166,8 +169,9 @@ class StrategyReplay:
 
     @property
     def cost(self) -> float:
-        """All calls' cost in units of one new input token (summarizer calls left out)."""
-        return sum(c.cost for c in self.calls)
+        """What the strategy costs in units of one new input token: every model call, and
+        the summarizer calls it made (`side_cost`)."""
+        return sum(c.cost for c in self.calls) + self.side_cost
 
     @property
     def cached_share(self) -> float:
@@ -202,6 +206,7 @@ class StrategyReplay:
             "overflows": self.overflows,
             "side_calls": self.side_calls,
             "side_input_tokens": self.side_input_tokens,
+            "side_cost": round(self.side_cost, 1),
             "valid": self.all_valid,
             "failures": list(self.failures),
             "cost": round(self.cost),

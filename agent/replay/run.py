@@ -289,6 +289,8 @@ class _StrategyRun:
             ),
             side_calls=self.provider.side_calls,
             side_input_tokens=self.provider.side_input_tokens,
+            side_cost=self.provider.side_input_tokens
+            + self.provider.side_output_tokens * self.cache.cache.output,
             failures=tuple(self.failures),
             later_uses=counted.uses,
             hidden_then_used=counted.hidden,

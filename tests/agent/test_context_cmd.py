@@ -59,7 +59,10 @@ def test_json_reports_every_strategy_and_every_call(run_file: Path) -> None:
             "cache_write",
             "cost",
         }
-        assert abs(strategy["cost"] - sum(c["cost"] for c in strategy["calls"])) <= 2
+        calls_cost = sum(c["cost"] for c in strategy["calls"])
+        assert abs(strategy["cost"] - calls_cost - strategy["side_cost"]) <= 2
+        # Summarizer calls are paid too: a strategy that made them says what they cost.
+        assert (strategy["side_cost"] > 0) == (strategy["side_calls"] > 0)
         assert 0 <= strategy["hidden_then_used"] <= strategy["later_uses"]
     none = transcript["strategies"]["none"]
     assert none["relative_to_none"] == 1.0 and none["overflows"] > 0
