@@ -65,6 +65,8 @@ if TYPE_CHECKING:
 
 SUMMARY_NOTE_TOKENS = 60
 """About what one tool pair's summary line costs in the view."""
+SUMMARY_PROMPT_TOKENS = 300
+"""About the instructions of one tool-pair summary call, besides the pair itself."""
 MAX_OVERFLOW_COMPACTIONS = 2
 """Overflow-driven compactions in a row (without a successful call between them) before the
 turn gives up instead of summarizing a summary again."""
@@ -163,6 +165,7 @@ class ContextPipeline:
         self.size.forget()
         self._standing_down = False
         self.overflow_compactions = 0
+        self.trim_clock.restart()
 
     async def settle(self, *, cancelled: bool) -> None:
         """End of a turn: a cancelled turn drops its pending summaries; otherwise they keep
@@ -227,7 +230,9 @@ class ContextPipeline:
                 # moment the clock says it pays.
                 batch = 0 if self.cache.mechanism != "none" else TOOLCALL_SUMMARIZATION_BATCH_SIZE
                 ids = self.pairs.due_ids(current, protect_last_n, batch)
-                if ids and self._summaries_pay(session, ids):
+                if not ids:
+                    self.trim_clock.due(TrimPlan())  # counts the call into the cycle
+                elif self._summaries_pay(session, ids):
                     self.pairs.schedule(current, ids)
         if flips or appended or usage:
             session.commit(metadata=flips, append=appended, usage=usage)
@@ -286,15 +291,20 @@ class ContextPipeline:
         session.view.sync(session.messages)
         view = session.view.messages()
         pairs = [m.id for m in view if _call_ids(m) & wanted]
+        count = self.counter.count_message
         note = SUMMARY_NOTE_TOKENS * len(wanted)
         saved, resent = change_figures(
-            view,
-            dict.fromkeys(pairs, 0),
-            self.counter.count_message,
-            lookback=self._lookback,
-            added_tokens=note,
+            view, dict.fromkeys(pairs, 0), count, lookback=self._lookback, added_tokens=note
         )
-        plan = TrimPlan(fold=tuple(tool_ids), saved_tokens=max(saved, 0), resent_tokens=resent)
+        # Each summary is its own call: the pair and the prompt as new input, the note out.
+        asked: float = sum(count(m) for m in view if m.id in set(pairs))
+        asked += len(wanted) * (SUMMARY_PROMPT_TOKENS + SUMMARY_NOTE_TOKENS * self.cache.output)
+        plan = TrimPlan(
+            fold=tuple(tool_ids),
+            saved_tokens=max(saved, 0),
+            resent_tokens=resent,
+            paid_once=asked,
+        )
         return self.trim_clock.due(plan)
 
     @property
@@ -403,6 +413,7 @@ class ContextPipeline:
             append=result.appended, metadata=flips, usage=[usage], context_tokens=retained
         )
         self.size.set(retained, "retained", result.messages)
+        self.trim_clock.restart()
         limit = self.provider.model_config.context_limit
         threshold = self.settings.auto_compact_threshold
         self._standing_down = needs_compaction(retained, limit, threshold)

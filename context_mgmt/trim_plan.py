@@ -65,6 +65,8 @@ class TrimPlan:
     """Tokens every later request would be smaller by."""
     resent_tokens: int = 0
     """Tokens from the first changed message to the end, after the trim."""
+    paid_once: float = 0.0
+    """Any other cost of the trim, in new input tokens (the summary calls it needs)."""
 
     @property
     def empty(self) -> bool:
@@ -204,21 +206,24 @@ class TrimClock:
         self.waited = 0.0
         """Saved tokens times calls, summed over the calls since the last trim."""
 
+    def restart(self) -> None:
+        """The whole prompt changed anyway (a compaction, `/clear`): a new cycle starts."""
+        self.calls = 0
+        self.waited = 0.0
+
     def due(self, plan: TrimPlan) -> bool:
         """Count this call and say whether `plan` should be applied now."""
         self.calls += 1
         if plan.empty or plan.saved_tokens <= 0:
             return False
         self.waited += plan.saved_tokens
-        miss = (
-            self.patience
-            * break_even_calls(self.cache, plan.resent_tokens, plan.saved_tokens)
-            * plan.saved_tokens
-        )
+        # The trim's one-off cost as calls of keeping `saved_tokens`, times saved_tokens.
+        calls = break_even_calls(self.cache, plan.resent_tokens, plan.saved_tokens)
+        once = plan.paid_once / self.cache.read if self.cache.read > 0 else float("inf")
+        miss = self.patience * (calls * plan.saved_tokens + once)
         # Trimming ends a cycle; the cheapest cycles per call end when keeping the output one
         # more call would cost more than the cycle's average so far, the trim included.
         if self.calls * plan.saved_tokens < self.waited + miss:
             return False
-        self.waited = 0.0
-        self.calls = 0
+        self.restart()
         return True

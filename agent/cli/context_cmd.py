@@ -314,8 +314,9 @@ def render_tables(replays: Sequence[TranscriptReplay], *, per_call: bool) -> Non
         )
         console.print(_cost_table(replay))
         console.print(
-            f"cost: all model calls priced with the {options.cache_family} prompt cache, in "
-            "new input tokens (replies included); cached: share of sent tokens read from the "
+            f"cost: all model calls priced with the {options.cache_family} prompt cache, and "
+            "the summarizer's calls as new input, in new input tokens (replies included); "
+            "cached: share of sent tokens read from the "
             "cache; hidden used: later uses of a tool output the call's view did not show "
             "whole, of all later uses",
             style="dim",

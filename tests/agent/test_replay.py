@@ -109,7 +109,8 @@ async def test_summarize_never_touches_the_current_turns_calls() -> None:
 
 
 async def test_summarize_replaces_old_pairs_by_notes_in_a_later_turn() -> None:
-    result = await replay(turns=(30, 5))
+    # Without a cache to pay for a change: goose's rule, one batch of the oldest 10.
+    result = await replay(turns=(30, 5), cache="none")
     none, summarize = result.results["none"], result.results["summarize"]
     assert summarize.pair_summaries == 10  # one batch: 30 old calls > cutoff 15 + batch 10
     assert summarize.side_calls == 10 and summarize.side_input_tokens > 0
@@ -117,6 +118,16 @@ async def test_summarize_replaces_old_pairs_by_notes_in_a_later_turn() -> None:
     assert len(applied) == 1 and applied[0].call > 31  # in the second turn
     assert applied[0].tokens < none.calls[applied[0].call - 1].tokens
     assert summarize.all_valid
+
+
+async def test_with_a_cache_no_summary_is_asked_for_when_hiding_the_pairs_cannot_pay() -> None:
+    result = await replay(turns=(30, 5))
+    none, summarize = result.results["none"], result.results["summarize"]
+    # Goose's rule would summarize 10 pairs here (the test above, without a cache). Under
+    # Anthropic's cache each summary call is paid as new input and hiding the pairs re-sends
+    # the conversation, which five more calls of reading cheaper cannot pay back.
+    assert summarize.side_calls == 0 and summarize.pair_summaries == 0
+    assert summarize.cost == none.cost
 
 
 async def test_a_small_window_compacts_and_every_view_stays_valid() -> None:
