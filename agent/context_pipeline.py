@@ -53,7 +53,11 @@ from context_mgmt.folding import fold_calls
 from context_mgmt.masking import MaskingPresenter
 from context_mgmt.pair_summarizer import ToolPairSummarizer
 from context_mgmt.tokens import TokenCounter
-from context_mgmt.tool_pairs import TOOLCALL_SUMMARIZATION_BATCH_SIZE, ends_with_misplaced_note
+from context_mgmt.tool_pairs import (
+    TOOL_SUMMARY_KIND,
+    TOOLCALL_SUMMARIZATION_BATCH_SIZE,
+    ends_with_misplaced_note,
+)
 from context_mgmt.trim_plan import TrimClock, TrimPlan, change_figures, plan_trim
 from conversation import Message, MessageMetadata
 from providers import ContextLengthExceeded, Provider, ToolSpec, Usage
@@ -110,6 +114,10 @@ class ContextPipeline:
         self.overflow_compactions = 0
         """Overflow-driven compactions since the last successful model call."""
         self._standing_down = False
+        self._settled = (-1, 0, 0)
+        """(view generation, fold index, mask index): the view's messages before the fold
+        index cannot change by a trim, those before the mask index not by masking, so the
+        next plan starts there while the view is not rebuilt."""
         self._scheduled_at: tuple[int, int] = (-1, -1)
         self.pairs: ToolPairSummarizer | None = None
         self._use(provider)
@@ -254,6 +262,11 @@ class ContextPipeline:
         messages = session.messages
         session.view.sync(messages)
         view = session.view.messages()
+        generation = session.view.generation
+        folds = _ends_with_tool_results(view)
+        if self._settled[0] != generation:
+            self._settled = (generation, 0, 0)
+        _, fold_from, mask_from = self._settled
         plan = plan_trim(
             view,
             self.counter.count_message,
@@ -261,7 +274,14 @@ class ContextPipeline:
             keep_last=self.settings.mask_keep_last,
             keep_tokens=self.settings.mask_keep_tokens,
             lookback=self._lookback,
+            start=fold_from if folds else mask_from,
+            can_fold=folds,
+            view_tokens=session.view.tokens,
         )
+        if folds:
+            self._settled = (generation, plan.settled, plan.settled)
+        else:
+            self._settled = (generation, fold_from, plan.settled)
         due = self.trim_clock.due(plan)
         if not due and not ends_with_misplaced_note(messages):
             return {}, (), [], []
@@ -429,6 +449,15 @@ class ContextPipeline:
                     threshold=int(threshold * 100),
                 )
             )
+
+
+def _ends_with_tool_results(view: Sequence[Message]) -> bool:
+    """A folding note can go after the last message (tool results, notes aside)."""
+    for message in reversed(view):
+        if message.metadata.kind == TOOL_SUMMARY_KIND:
+            continue
+        return message.effective_role == "tool"
+    return False
 
 
 def _call_ids(message: Message) -> set[str]:

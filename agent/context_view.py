@@ -31,12 +31,15 @@ class ContextView:
         """How many session messages the view has taken in."""
         self._checked = 0
         """How many view messages are known to form a valid prefix."""
+        self.generation = 0
+        """Changes whenever the view is rebuilt rather than extended (positions in it moved)."""
         self.repairs: list[str] = []
         """Every issue `fix_conversation` reported when the view needed repair, oldest
         first (a valid pipeline leaves it empty; the replay checks it per call)."""
 
     def invalidate(self) -> None:
         """Forget everything; the next `sync` rebuilds from the whole session."""
+        self.generation += 1
         self._view = []
         self._tokens = 0
         self._consumed = 0
@@ -65,6 +68,7 @@ class ContextView:
         if not tail and self._checked:
             return list(self._view)
         fixed, issues = fix_agent_view(self._view)
+        self.generation += 1
         self.repairs += issues
         self._view = fixed
         self._tokens = self._counter.count_messages(fixed)

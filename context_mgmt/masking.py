@@ -94,13 +94,23 @@ def messages_to_mask_among(messages: Sequence[Message], old: Collection[str]) ->
             continue
         if message.role == "user":
             parts: Sequence[ToolRequest | ToolResponse] = message.tool_responses
-            worth = any(_worth_masking(r) for r in message.tool_responses)
+            worth = worth_masking(message)
         else:
             parts = message.tool_requests
-            worth = any(_long_arguments(r.arguments) for r in message.tool_requests)
+            worth = has_long_arguments(message)
         if parts and worth and all(p.id in old for p in parts):
             chosen.append(message.id)
     return chosen
+
+
+def worth_masking(message: Message) -> bool:
+    """A placeholder would shrink one of this tool-result message's outputs."""
+    return any(_worth_masking(r) for r in message.tool_responses)
+
+
+def has_long_arguments(message: Message) -> bool:
+    """One of this assistant message's calls has a string argument worth cutting."""
+    return any(_long_arguments(r.arguments) for r in message.tool_requests)
 
 
 def _long_arguments(value: object) -> bool:

@@ -37,7 +37,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from context_mgmt.masking import MASK_KEEP_LAST, messages_to_mask_among
+from context_mgmt.masking import (
+    MASK_KEEP_LAST,
+    has_long_arguments,
+    messages_to_mask_among,
+    worth_masking,
+)
 from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
 from conversation import Message
 from providers.cache_cost import break_even_calls
@@ -67,10 +72,46 @@ class TrimPlan:
     """Tokens from the first changed message to the end, after the trim."""
     paid_once: float = 0.0
     """Any other cost of the trim, in new input tokens (the summary calls it needs)."""
+    settled: int = 0
+    """Messages of the view before this index cannot change by a later trim (until the view
+    is rebuilt): the next plan may start there. Planned without `can_fold`, placeholders
+    waiting to be folded do not count, so this is only where masking may start."""
 
     @property
     def empty(self) -> bool:
         return not (self.mask or self.fold)
+
+
+def kept_boundary(
+    view: Sequence[Message],
+    count: Callable[[Message], int],
+    keep_last: int = MASK_KEEP_LAST,
+    keep_tokens: int = MASK_KEEP_TOKENS,
+) -> tuple[int, int]:
+    """Where the newest calls that stay whole begin in `view`, and how many calls that is:
+    at most `keep_last`, and only while their result messages hold at most `keep_tokens`
+    (the newest call always, if `keep_last`). A parallel batch is kept or not as a whole.
+    Walks back from the end, so it costs what the kept calls cost, not the session."""
+    boundary, kept, tokens = len(view), 0, 0
+    sizes: dict[str, int] = {}
+    for index in range(len(view) - 1, -1, -1):
+        message = view[index]
+        responses = message.tool_responses
+        if responses:
+            size = count(message)
+            for response in responses:
+                sizes[response.id] = size
+                size = 0  # a message answering several calls counts once
+            continue
+        requests = message.tool_requests
+        if message.role != "assistant" or not requests:
+            continue
+        size = sum(sizes.get(r.id, 0) for r in requests)
+        fits = kept + len(requests) <= keep_last and tokens + size <= keep_tokens
+        if not (fits or (kept == 0 and keep_last > 0)):
+            break
+        boundary, kept, tokens = index, kept + len(requests), tokens + size
+    return boundary, kept
 
 
 def kept_calls(
@@ -79,29 +120,8 @@ def kept_calls(
     keep_last: int = MASK_KEEP_LAST,
     keep_tokens: int = MASK_KEEP_TOKENS,
 ) -> int:
-    """How many of the newest calls stay whole: at most `keep_last`, and only while their
-    result messages hold at most `keep_tokens` (the newest call always, if `keep_last`)."""
-    results: dict[str, Message] = {}
-    calls: list[str] = []
-    for message in view:
-        calls.extend(r.id for r in message.tool_requests)
-        for response in message.tool_responses:
-            results[response.id] = message
-    kept, tokens = 0, 0
-    counted: set[str] = set()
-    for call in reversed(calls):
-        if kept >= keep_last:
-            break
-        result = results.get(call)
-        size = 0
-        if result is not None and result.id not in counted:
-            counted.add(result.id)
-            size = count(result)
-        if kept and tokens + size > keep_tokens:
-            break
-        kept += 1
-        tokens += size
-    return kept
+    """How many of the newest calls stay whole (`kept_boundary`)."""
+    return kept_boundary(view, count, keep_last, keep_tokens)[1]
 
 
 def plan_trim(
@@ -112,32 +132,61 @@ def plan_trim(
     keep_last: int = MASK_KEEP_LAST,
     keep_tokens: int = MASK_KEEP_TOKENS,
     lookback: int = 0,
+    start: int = 0,
+    can_fold: bool = True,
+    view_tokens: int | None = None,
 ) -> TrimPlan:
     """What a trim of `view` (the messages the model is shown now, masked ones as
     placeholders) would do: mask the calls older than the kept ones, fold the calls that
     were masked before. `count` gives a message's tokens, `preview` its masked form;
     `lookback` is how far before its breakpoints the provider looks for a cached prefix
-    (Anthropic; 0: any shared prefix counts)."""
-    calls = [r.id for m in view for r in m.tool_requests]
-    old = calls[: len(calls) - kept_calls(view, count, keep_last, keep_tokens)]
+    (Anthropic; 0: any shared prefix counts).
+
+    `start`: the messages before it are settled (`TrimPlan.settled` of an earlier plan on
+    the same view), so only the rest is looked at and a call costs what changed since.
+    `can_fold`: the conversation ends with tool results, where a folding note can go (see
+    `context_mgmt.folding`); otherwise masked calls wait. `view_tokens`: the view's tokens,
+    when known, so a change that re-sends everything need not recount the settled part."""
+    boundary, _ = kept_boundary(view, count, keep_last, keep_tokens)
+    region = view[start:boundary]
+    old = {r.id for m in region for r in m.tool_requests}
+    settled = _settled_until(view, start, boundary, can_fold)
     if not old:
-        return TrimPlan()
-    old_set = set(old)
-    mask = set(messages_to_mask_among(view, old_set))
-    folded_messages = _foldable(view, old_set)
-    fold = tuple(r.id for m in view if m.id in folded_messages for r in m.tool_requests)
+        return TrimPlan(settled=settled)
+    mask = set(messages_to_mask_among(region, old))
+    folded_messages = _foldable(region, old) if can_fold else set()
+    fold = tuple(r.id for m in region if m.id in folded_messages for r in m.tool_requests)
     if not mask and not fold:
-        return TrimPlan()
-    sizes = {m.id: 0 for m in view if m.id in folded_messages}
-    sizes.update({m.id: count(preview(m)) for m in view if m.id in mask})
-    has_note = any(m.metadata.kind == TOOL_SUMMARY_KIND for m in view)
+        return TrimPlan(settled=settled)
+    sizes = {m.id: 0 for m in region if m.id in folded_messages}
+    sizes.update({m.id: count(preview(m)) for m in region if m.id in mask})
+    has_note = any(m.metadata.kind == TOOL_SUMMARY_KIND for m in view[start:])
     added = FOLD_NOTE_TOKENS if fold else 0
     saved, resent = change_figures(
-        view, sizes, count, lookback=lookback, added_tokens=added, replaced_tokens=0
-    )
+        view, sizes, count, lookback=lookback, added_tokens=added, start=start,
+        view_tokens=view_tokens,
+    )  # fmt: skip
     if fold and has_note:
         saved += FOLD_NOTE_TOKENS  # the new note replaces the old one
-    return TrimPlan(tuple(m.id for m in view if m.id in mask), fold, max(saved, 0), resent)
+    masked = tuple(m.id for m in region if m.id in mask)
+    return TrimPlan(masked, fold, max(saved, 0), resent, settled=settled)
+
+
+def _settled_until(view: Sequence[Message], start: int, boundary: int, folds: bool) -> int:
+    """The index of the first message from `start` that a trim could still change: an
+    output worth masking, a call with a long argument, a placeholder waiting to be folded
+    (with the call that asked for it; only if `folds`); the kept calls at the latest."""
+    for index in range(start, boundary):
+        message = view[index]
+        if message.tool_responses:
+            if (message.metadata.masked and folds) or (
+                not message.metadata.masked and worth_masking(message)
+            ):
+                ask = index - 1
+                return ask if ask >= start and view[ask].tool_requests else index
+        elif not message.metadata.masked and has_long_arguments(message):
+            return index
+    return boundary
 
 
 def change_figures(
@@ -148,15 +197,21 @@ def change_figures(
     lookback: int = 0,
     added_tokens: int = 0,
     replaced_tokens: int = 0,
+    start: int = 0,
+    view_tokens: int | None = None,
 ) -> tuple[int, int]:
     """`(saved_tokens, resent_tokens)` of a change to `view` that shows the messages named
     in `sizes` at that many tokens (0: hidden) and appends `added_tokens` in place of
-    `replaced_tokens` already in the view. See `plan_trim` for `lookback`."""
+    `replaced_tokens` already in the view. Only messages from `start` on are looked at;
+    see `plan_trim` for `lookback` and `view_tokens`."""
     saved = replaced_tokens - added_tokens
     first: int | None = None
     after: list[int] = []
-    for index, message in enumerate(view):
+    before = 0
+    for index in range(start, len(view)):
+        message = view[index]
         size = count(message)
+        before += size
         if message.id in sizes:
             first = index if first is None else first
             saved += size - sizes[message.id]
@@ -167,8 +222,12 @@ def change_figures(
     if lookback and len(view) - first > lookback:
         # Anthropic finds a cached prefix only this many blocks before a breakpoint: a
         # change further back than that re-sends the whole conversation.
-        first = 0
-    return saved, sum(after[first:]) + added_tokens
+        if view_tokens is not None:
+            settled = view_tokens - before
+        else:
+            settled = sum(count(m) for m in view[:start])
+        return saved, settled + sum(after) + added_tokens
+    return saved, sum(after[first - start :]) + added_tokens
 
 
 def _foldable(view: Sequence[Message], old: set[str]) -> set[str]:

@@ -75,7 +75,30 @@ def test_calls_masked_by_an_earlier_trim_are_folded_by_the_next() -> None:
 
 def test_nothing_old_enough_means_no_trim() -> None:
     plan = plan_trim(session(10), count, preview, keep_last=10, keep_tokens=100_000)
-    assert plan == TrimPlan() and plan.empty
+    assert plan.empty and (plan.saved_tokens, plan.resent_tokens) == (0, 0)
+
+
+def test_a_plan_can_start_where_the_last_one_found_everything_settled() -> None:
+    messages = session(40)
+    # Calls 0-29 were masked and folded long ago (their messages left the view); 30-34 are
+    # placeholders waiting to be folded; 35-39 are new.
+    view = [m for m in shown(mark_masked(messages, results(messages, range(30, 35))))]
+    view = [view[0], *view[61:]]
+    whole = plan_trim(view, count, preview, keep_last=3, keep_tokens=100_000)
+    assert whole.settled == 1  # the first placeholder's call
+    again = plan_trim(view, count, preview, keep_last=3, keep_tokens=100_000, start=1)
+    assert again == whole
+    # Once they are folded and the old ones masked, only the kept calls remain to look at.
+    later = [view[0], *view[11:]]
+    later = shown(mark_masked(later, results(later, range(35, 37))))
+    waiting = plan_trim(later, count, preview, keep_last=3, keep_tokens=100_000, can_fold=False)
+    # No place for a note: the placeholders wait, and masking would start at the kept calls.
+    assert waiting.empty and waiting.settled == len(later) - 2 * 3
+    folding = plan_trim(later, count, preview, keep_last=3, keep_tokens=100_000, start=1)
+    assert folding.fold == ("call_35", "call_36") and folding.settled == 1
+    folded = [later[0], *later[5:]]
+    done = plan_trim(folded, count, preview, keep_last=3, keep_tokens=100_000)
+    assert done.empty and done.settled == len(folded) - 2 * 3
 
 
 def growing(clock: TrimClock, calls: int, resent: int = 4_600) -> list[bool]:
