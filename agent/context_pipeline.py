@@ -53,11 +53,7 @@ from context_mgmt.folding import fold_calls
 from context_mgmt.masking import MaskingPresenter
 from context_mgmt.pair_summarizer import ToolPairSummarizer
 from context_mgmt.tokens import TokenCounter
-from context_mgmt.tool_pairs import (
-    TOOL_SUMMARY_KIND,
-    TOOLCALL_SUMMARIZATION_BATCH_SIZE,
-    ends_with_misplaced_note,
-)
+from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, ends_with_misplaced_note
 from context_mgmt.trim_plan import TrimClock, TrimPlan, change_figures, plan_trim
 from conversation import Message, MessageMetadata
 from providers import ContextLengthExceeded, Provider, ToolSpec, Usage
@@ -234,14 +230,16 @@ class ContextPipeline:
             key = (visible_calls, protect_last_n)
             if key != self._scheduled_at:
                 self._scheduled_at = key
-                # Without a cache goose's batches of 10; with one, every old call at the
-                # moment the clock says it pays.
-                batch = 0 if self.cache.mechanism != "none" else TOOLCALL_SUMMARIZATION_BATCH_SIZE
-                ids = self.pairs.due_ids(current, protect_last_n, batch)
-                if not ids:
-                    self.trim_clock.due(TrimPlan())  # counts the call into the cycle
-                elif self._summaries_pay(session, ids):
-                    self.pairs.schedule(current, ids)
+                # Without a cache, goose's rule: batches of 10 as soon as they are due. With
+                # one, every old call at the moment the clock says hiding them pays.
+                if self.cache.mechanism == "none":
+                    self.pairs.maybe_schedule(current, protect_last_n)
+                else:
+                    ids = self.pairs.due_ids(current, protect_last_n, batch=0)
+                    if not ids:
+                        self.trim_clock.due(TrimPlan())  # counts the call into the cycle
+                    elif self._summaries_pay(session, ids):
+                        self.pairs.schedule(current, ids)
         if flips or appended or usage:
             session.commit(metadata=flips, append=appended, usage=usage)
         events: list[Event] = []

@@ -50,7 +50,7 @@ SMALL_OUTPUT_CHARS = 400
 """Outputs up to this size are cheaper to keep than to replace."""
 ERROR_LINES_KEPT = 3
 ERROR_LINE_CHARS = 200
-COPY_CACHE_SIZE = 4_096
+COPY_CACHE_SIZE = 16_384
 ARGUMENT_KEEP_CHARS = 400
 """String arguments up to this size stay whole in masked calls (the head and the note that
 replace a longer one take about 200 characters, so shorter cuts would not pay)."""
