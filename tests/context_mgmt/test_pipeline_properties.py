@@ -48,6 +48,9 @@ knobs = st.fixed_dictionaries(
     {
         "context_strategy": st.sampled_from(["summarize", "mask", "hybrid"]),
         "mask_keep_last": st.integers(0, 3),
+        "mask_keep_tokens": st.sampled_from([0, 300, 4_000]),
+        "trim_patience": st.sampled_from([0.0, 1.0, 2.0]),
+        "prompt_cache": st.sampled_from([None, "anthropic", "openai"]),
         "tool_call_cutoff": st.integers(1, 4),
     }
 )
@@ -172,6 +175,19 @@ async def _scenario(plan: list[tuple[Op, int, int]], config: Settings, window: i
     ],
     config={"context_strategy": "summarize", "mask_keep_last": 0, "tool_call_cutoff": 1},
     window=3_000,
+)
+@example(  # a folding note added before a stopped turn, then the user's next message
+    plan=[
+        ("tools", 2, 0),
+        ("tools", 2, 0),
+        ("tools", 2, 0),
+        ("tools", 2, 0),
+        ("stop", 0, 0),
+        ("tools", 1, 0),
+        ("tools", 2, 0),
+    ],
+    config={"context_strategy": "mask", "mask_keep_last": 0, "tool_call_cutoff": 1},
+    window=200_000,
 )
 def test_any_session_through_the_pipeline_keeps_the_request_valid_and_loses_nothing(
     plan: list[tuple[Op, int, int]], config: dict[str, object], window: int
