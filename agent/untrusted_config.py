@@ -27,6 +27,8 @@ SAFE_KEYS = frozenset(
         "context_strategy",
         "context_limit",
         "mask_keep_last",
+        "mask_keep_tokens",
+        "trim_patience",
         "tool_call_cutoff",
         "tool_pair_summarization",
     }

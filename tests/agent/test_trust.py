@@ -72,6 +72,9 @@ def test_untrusted_files_set_only_safe_or_tightening_values() -> None:
             "extensions": [{"name": "x", "command": "sh"}],
             "developer_extension": True,
             "mask_keep_last": 3,
+            "mask_keep_tokens": 2000,
+            "trim_patience": 1.5,
+            "prompt_cache": "none",
             "context_strategy": "mask",
             "context_file_names": ["NOTES.md"],
             "permissions": {"allow": ["developer__shell"], "deny": ["developer__write"]},
@@ -81,6 +84,8 @@ def test_untrusted_files_set_only_safe_or_tightening_values() -> None:
     )
     assert kept.values == {
         "mask_keep_last": 3,
+        "mask_keep_tokens": 2000,
+        "trim_patience": 1.5,
         "context_strategy": "mask",
         "context_file_names": ["NOTES.md"],
         "permissions": {"allow": ["a"], "ask": [], "deny": ["d", "developer__write"]},
@@ -94,6 +99,7 @@ def test_untrusted_files_set_only_safe_or_tightening_values() -> None:
         "max_turns",
         "extensions",
         "developer_extension",
+        "prompt_cache",
         "permissions.allow",
         "models.m.max_output_tokens",
     ]
