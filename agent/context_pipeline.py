@@ -57,6 +57,7 @@ from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, ends_with_misplaced_note
 from context_mgmt.trim_plan import TrimClock, TrimPlan, change_figures, plan_trim
 from conversation import Message, MessageMetadata
 from providers import ContextLengthExceeded, Provider, ToolSpec, Usage
+from providers.cache_cost import break_even_calls
 from sessions.records import UsageKind, UsageRecord
 
 if TYPE_CHECKING:
@@ -83,6 +84,19 @@ STILL_OVER_NOTICE = (
     "auto-compact threshold of {threshold}%; not compacting again until it drops below. If "
     "the next request does not fit, gosling will compact once more before giving up."
 )
+
+
+@dataclass(frozen=True)
+class TrimOutlook:
+    """What a trim of old tool output would save and re-send now, and after how many calls
+    of keeping the output it would pay for itself (`/context`)."""
+
+    saved_tokens: int
+    resent_tokens: int
+    break_even_calls: float
+    cache: str
+    """The provider's cache mechanism: breakpoints, prefix or none."""
+    patience: float
 
 
 @dataclass(frozen=True)
@@ -356,6 +370,30 @@ class ContextPipeline:
             f"context at {percent}%, over the auto-compact threshold of {int(threshold * 100)}%"
         )
         return ContextCheck(True, tokens, source, reason, True)
+
+    def trim_outlook(self, session: AgentSession) -> TrimOutlook | None:
+        """What trimming old tool output would do now and when it pays (for `/context`);
+        None when this strategy does not mask. Changes nothing."""
+        if not self.masks_tool_results:
+            return None
+        session.view.sync(session.messages)
+        view = session.view.messages()
+        plan = plan_trim(
+            view,
+            self.counter.count_message,
+            self.present.preview,
+            keep_last=self.settings.mask_keep_last,
+            keep_tokens=self.settings.mask_keep_tokens,
+            lookback=self._lookback,
+            can_fold=_ends_with_tool_results(view),
+        )
+        return TrimOutlook(
+            saved_tokens=plan.saved_tokens,
+            resent_tokens=plan.resent_tokens,
+            break_even_calls=break_even_calls(self.cache, plan.resent_tokens, plan.saved_tokens),
+            cache=self.cache.mechanism,
+            patience=self.trim_clock.patience,
+        )
 
     def explain(self, view: Sequence[Message]) -> ContextCheck:
         """`check` for `/context`, without changing what the next check decides."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from context_mgmt import CONTINUATION_TEXTS, auto_compact_enabled
@@ -27,6 +27,7 @@ from providers import ToolSpec
 
 if TYPE_CHECKING:
     from agent.agent import Agent
+    from agent.context_pipeline import TrimOutlook
     from agent.session import AgentSession
 
 HINTS_KIND = "hints"
@@ -76,6 +77,8 @@ class ContextReport:
     """The agent's figure for the context (provider-reported when a call has run)."""
     current_source: str
     compaction: CompactionOutlook
+    trim: TrimOutlook | None = None
+    """What trimming old tool output would do now (masking strategies only)."""
 
     def tokens_of(self, label: str) -> int:
         return next((row.tokens for row in self.rows if row.label == label), 0)
@@ -169,7 +172,7 @@ def report_for_agent(agent: Agent, session: AgentSession) -> ContextReport:
     check = session.pipeline.explain(view)
     # Until the pipeline has a better figure than a local estimate, the report's own
     # estimate (the sum of its rows) stands.
-    return build_context_report(
+    report = build_context_report(
         system_prompt=prefix.system_prompt,
         hints_text=prefix.hints,
         messages=view,
@@ -182,6 +185,7 @@ def report_for_agent(agent: Agent, session: AgentSession) -> ContextReport:
         compacts_at_threshold=check.automatic,
         why_not="" if check.automatic else check.reason,
     )
+    return replace(report, trim=session.pipeline.trim_outlook(session))
 
 
 def format_context_report(report: ContextReport) -> str:
@@ -225,7 +229,23 @@ def format_context_report(report: ContextReport) -> str:
         )
     else:
         lines.append("/compact has nothing to summarize yet.")
+    if report.trim is not None:
+        lines.append(_trim_line(report.trim))
     return "\n".join(lines)
+
+
+def _trim_line(trim: TrimOutlook) -> str:
+    if trim.saved_tokens <= 0:
+        return "Old tool output: nothing to mask or fold yet."
+    line = f"Old tool output: ~{trim.saved_tokens:,} tokens could be masked or folded now"
+    if trim.cache == "none":
+        return line + " (no prompt cache to lose: the next call does it)."
+    calls = math.ceil(trim.break_even_calls)
+    return (
+        f"{line}; doing it re-sends ~{trim.resent_tokens:,} tokens past the prompt cache once, "
+        f"which pays back after {calls:,} call{'s' if calls != 1 else ''}. gosling waits until "
+        f"keeping them has cost {trim.patience:g}x that (trim_patience)."
+    )
 
 
 def _plural(n: int, noun: str) -> str:

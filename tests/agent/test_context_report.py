@@ -160,3 +160,37 @@ async def test_report_of_a_live_agent_leaves_its_view_alone(tmp_path: Path) -> N
     # The report must not repair the view: the next request still carries the last reply.
     await run_turn(agent, session, "again")
     assert [m.text for m in provider.requests[-1].messages][-2] == "It said hi."
+
+
+def _old_outputs(calls: int) -> list[Message]:
+    messages = [Message.user("Fix the failing tests.")]
+    for n in range(calls):
+        request = ToolRequest(id=f"c{n}", name="developer__shell", arguments={"command": "ls"})
+        text = f"c{n} " + "listing line\n" * 400
+        messages.append(Message.assistant(None, request))
+        messages.append(
+            Message.user(None, ToolResponse(id=f"c{n}", content=(TextContent(text=text),)))
+        )
+    return messages
+
+
+def test_context_says_what_trimming_old_output_would_save_and_when_it_pays(
+    tmp_path: Path,
+) -> None:
+    agent, _, _ = make_agent(tmp_path, [], prompt_cache="anthropic")
+    session = agent.open_session(_old_outputs(12))
+    text = format_context_report(report_for_agent(agent, session))
+    line = next(x for x in text.splitlines() if x.startswith("Old tool output:"))
+    assert "could be masked or folded now" in line and "pays back after" in line
+    trim = report_for_agent(agent, session).trim
+    assert trim is not None and trim.saved_tokens > 0 and trim.resent_tokens > 0
+    # Nothing was trimmed by looking.
+    assert not any(m.metadata.masked for m in session.messages)
+    (tmp_path / "free").mkdir()
+    (tmp_path / "s").mkdir()
+    free, _, _ = make_agent(tmp_path / "free", [], prompt_cache="none")
+    text = format_context_report(report_for_agent(free, free.open_session(_old_outputs(12))))
+    assert "no prompt cache to lose" in text
+    summarizing, _, _ = make_agent(tmp_path / "s", [], context_strategy="summarize")
+    report = report_for_agent(summarizing, summarizing.open_session(_old_outputs(12)))
+    assert report.trim is None
