@@ -236,7 +236,7 @@ class Agent:
         self, session: AgentSession, turn: _Turn, prefix: RequestPrefix
     ) -> AsyncIterator[Event]:
         while True:
-            view = session.view.request_messages(session.messages)
+            view = session.pipeline.anchored(session.view.request_messages(session.messages))
             block = format_turn_context(self._turn_context(session, turn))
             request = with_turn_context(view, block)
             turn.partial = ""

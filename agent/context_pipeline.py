@@ -124,6 +124,10 @@ class ContextPipeline:
         self.overflow_compactions = 0
         """Overflow-driven compactions since the last successful model call."""
         self._standing_down = False
+        self._unfoldable: set[str] = set()
+        """Calls a fold could not hide (their removal would leave an invalid seam)."""
+        self._anchor: tuple[int, str] | None = None
+        """(index, id) in the view of the request's cache anchor (`_place_anchor`)."""
         self._settled = (-1, 0, 0)
         """(view generation, fold index, mask index): the view's messages before the fold
         index cannot change by a trim, those before the mask index not by masking, so the
@@ -265,6 +269,29 @@ class ContextPipeline:
             events.append(ContextTrimmed("summarize", summarized))
         return events
 
+    def _place_anchor(self, view: Sequence[Message], settled: int) -> None:
+        """With Anthropic's cache, the last user message before the part a trim can change
+        becomes the request's cache anchor: once written, a later trim re-sends only what
+        follows it, however far back the change is."""
+        if self.cache.mechanism != "breakpoints":
+            self._anchor = None
+            return
+        index = min(settled, len(view)) - 1
+        while index > 0 and view[index].role != "user":
+            index -= 1
+        self._anchor = (index, view[index].id) if index > 0 else None
+
+    def anchored(self, request: list[Message]) -> list[Message]:
+        """`request` with its cache anchor marked (see `_place_anchor`), if it has one."""
+        if self._anchor is None:
+            return request
+        index, message_id = self._anchor
+        if index >= len(request) or request[index].id != message_id:
+            return request
+        message = request[index]
+        marked = message.metadata.model_copy(update={"cache_anchor": True})
+        return [*request[:index], message.with_metadata(marked), *request[index + 1 :]]
+
     def _mask_and_fold(
         self, session: AgentSession
     ) -> tuple[dict[str, MessageMetadata], tuple[Message, ...], list[str], list[str]]:
@@ -289,11 +316,14 @@ class ContextPipeline:
             start=fold_from if folds else mask_from,
             can_fold=folds,
             view_tokens=session.view.tokens,
+            anchor=self._anchor[0] if self._anchor else None,
+            unfoldable=self._unfoldable,
         )
         if folds:
             self._settled = (generation, plan.settled, plan.settled)
         else:
             self._settled = (generation, fold_from, plan.settled)
+        self._place_anchor(view, self._settled[1])
         due = self.trim_clock.due(plan)
         if not due and not ends_with_misplaced_note(messages):
             return {}, (), [], []
@@ -308,6 +338,7 @@ class ContextPipeline:
                     masked += [r.id for r in message.tool_responses]
         current = [m.with_metadata(flips[m.id]) if m.id in flips else m for m in messages]
         applied = fold_calls(current, plan.fold if due else ())
+        self._unfoldable.update(applied.ids("dropped"))
         if not applied.changed:
             return flips, (), masked, []
         hidden = set(applied.flipped_ids)

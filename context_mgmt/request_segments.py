@@ -59,7 +59,13 @@ def _sends_something(message: Message) -> bool:
 
 def anthropic_breakpoints(messages: Sequence[Message]) -> set[int]:
     """Indices of the messages whose last block carries a cache breakpoint: the last message
-    of each of the last two user turns that is not per-turn context (`TURN_CONTEXT_KIND`)."""
+    of each of the last two user turns that is not per-turn context (`TURN_CONTEXT_KIND`),
+    and a user message marked as the request's cache anchor."""
+    anchors = {
+        i
+        for i, m in enumerate(messages)
+        if m.metadata.cache_anchor and m.role == "user" and _sends_something(m)
+    }
     turn_ends: list[int | None] = []
     previous_role: str | None = None
     for index, message in enumerate(messages):
@@ -73,7 +79,7 @@ def anthropic_breakpoints(messages: Sequence[Message]) -> set[int]:
             turn_ends.append(mark)
         previous_role = message.role
     marked = [end for end in turn_ends if end is not None]
-    return set(marked[-_ANTHROPIC_USER_BREAKPOINTS:])
+    return set(marked[-_ANTHROPIC_USER_BREAKPOINTS:]) | anchors
 
 
 class RequestSegmenter:

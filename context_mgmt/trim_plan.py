@@ -34,7 +34,7 @@ later trim folds the placeholders of the previous one into a single note
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from context_mgmt.masking import (
@@ -135,6 +135,8 @@ def plan_trim(
     start: int = 0,
     can_fold: bool = True,
     view_tokens: int | None = None,
+    anchor: int | None = None,
+    unfoldable: Collection[str] = (),
 ) -> TrimPlan:
     """What a trim of `view` (the messages the model is shown now, masked ones as
     placeholders) would do: mask the calls older than the kept ones, fold the calls that
@@ -146,40 +148,54 @@ def plan_trim(
     the same view), so only the rest is looked at and a call costs what changed since.
     `can_fold`: the conversation ends with tool results, where a folding note can go (see
     `context_mgmt.folding`); otherwise masked calls wait. `view_tokens`: the view's tokens,
-    when known, so a change that re-sends everything need not recount the settled part."""
+    when known, so a change that re-sends everything need not recount the settled part.
+    `anchor`: the index of a message before `start` whose prefix the provider has cached
+    (Anthropic: the request's cache anchor), so a change after it re-sends only what
+    follows it. `unfoldable`: call ids a fold could not hide (see `fold_calls`); they stay
+    placeholders."""
     boundary, _ = kept_boundary(view, count, keep_last, keep_tokens)
     region = view[start:boundary]
     old = {r.id for m in region for r in m.tool_requests}
-    settled = _settled_until(view, start, boundary, can_fold)
+    settled = _settled_until(view, start, boundary, can_fold, unfoldable)
     if not old:
         return TrimPlan(settled=settled)
     mask = set(messages_to_mask_among(region, old))
-    folded_messages = _foldable(region, old) if can_fold else set()
+    foldable = old.difference(unfoldable)
+    folded_messages = _foldable(region, foldable) if can_fold else set()
     fold = tuple(r.id for m in region if m.id in folded_messages for r in m.tool_requests)
     if not mask and not fold:
         return TrimPlan(settled=settled)
     sizes = {m.id: 0 for m in region if m.id in folded_messages}
     sizes.update({m.id: count(preview(m)) for m in region if m.id in mask})
-    has_note = any(m.metadata.kind == TOOL_SUMMARY_KIND for m in view[start:])
+    if fold:  # the new note replaces the one in view, wherever it is
+        sizes.update({m.id: 0 for m in view[start:] if m.metadata.kind == TOOL_SUMMARY_KIND})
     added = FOLD_NOTE_TOKENS if fold else 0
     saved, resent = change_figures(
         view, sizes, count, lookback=lookback, added_tokens=added, start=start,
-        view_tokens=view_tokens,
+        view_tokens=view_tokens, anchor=anchor,
     )  # fmt: skip
-    if fold and has_note:
-        saved += FOLD_NOTE_TOKENS  # the new note replaces the old one
     masked = tuple(m.id for m in region if m.id in mask)
     return TrimPlan(masked, fold, max(saved, 0), resent, settled=settled)
 
 
-def _settled_until(view: Sequence[Message], start: int, boundary: int, folds: bool) -> int:
+def _settled_until(
+    view: Sequence[Message],
+    start: int,
+    boundary: int,
+    folds: bool,
+    unfoldable: Collection[str] = (),
+) -> int:
     """The index of the first message from `start` that a trim could still change: an
     output worth masking, a call with a long argument, a placeholder waiting to be folded
-    (with the call that asked for it; only if `folds`); the kept calls at the latest."""
+    (with the call that asked for it) or the folding note (only if `folds`); the kept calls
+    at the latest."""
     for index in range(start, boundary):
         message = view[index]
+        if folds and message.metadata.kind == TOOL_SUMMARY_KIND:
+            return index  # the next fold replaces it
         if message.tool_responses:
-            if (message.metadata.masked and folds) or (
+            waits = folds and not all(r.id in unfoldable for r in message.tool_responses)
+            if (message.metadata.masked and waits) or (
                 not message.metadata.masked and worth_masking(message)
             ):
                 ask = index - 1
@@ -199,11 +215,12 @@ def change_figures(
     replaced_tokens: int = 0,
     start: int = 0,
     view_tokens: int | None = None,
+    anchor: int | None = None,
 ) -> tuple[int, int]:
     """`(saved_tokens, resent_tokens)` of a change to `view` that shows the messages named
     in `sizes` at that many tokens (0: hidden) and appends `added_tokens` in place of
     `replaced_tokens` already in the view. Only messages from `start` on are looked at;
-    see `plan_trim` for `lookback` and `view_tokens`."""
+    see `plan_trim` for `lookback`, `view_tokens` and `anchor`."""
     saved = replaced_tokens - added_tokens
     first: int | None = None
     after: list[int] = []
@@ -221,8 +238,11 @@ def change_figures(
         return 0, 0
     if lookback and len(view) - first > lookback:
         # Anthropic finds a cached prefix only this many blocks before a breakpoint: a
-        # change further back than that re-sends the whole conversation.
-        if view_tokens is not None:
+        # change further back than that re-sends the conversation from the request's
+        # cache anchor on, or all of it without one.
+        if anchor is not None and anchor < start:
+            settled = sum(count(m) for m in view[anchor + 1 : start])
+        elif view_tokens is not None:
             settled = view_tokens - before
         else:
             settled = sum(count(m) for m in view[:start])

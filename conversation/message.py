@@ -51,6 +51,10 @@ class MessageMetadata(BaseModel):
     kind: str | None = None
     source_ids: tuple[str, ...] = ()
     masked: bool = False
+    cache_anchor: bool = False
+    """Only on a copy in a request, never stored: the provider is asked to cache the prompt
+    up to this message too (a fourth Anthropic breakpoint, where old tool output is no
+    longer trimmed, so a later trim re-sends only what follows it)."""
 
     @classmethod
     def agent_only(cls) -> MessageMetadata:

@@ -6,7 +6,9 @@ Wire mapping, both ways, happens only here:
   for tool use with extended thinking); thinking from other providers is dropped;
 - prompt-cache breakpoints sit on the system prompt (which also covers the tools before it)
   and on the last two user messages, so each turn reads the previous turn's prefix; the
-  per-turn context block (kind `TURN_CONTEXT_KIND`) stays after the last breakpoint;
+  per-turn context block (kind `TURN_CONTEXT_KIND`) stays after the last breakpoint; a user
+  message the context pipeline marks `cache_anchor` (the end of what no trim will change)
+  gets the fourth, so a trim further back than 20 blocks still reads everything before it;
 - usage: `input_tokens` counts everything, cache reads and writes included.
 """
 
@@ -202,7 +204,8 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
 
 def to_wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     """Messages as the Messages API wants them: alternating roles (consecutive messages of
-    one role merged), no empty turns, cache breakpoints on the last two user turns.
+    one role merged), no empty turns, cache breakpoints on the last two user turns and on
+    the user message marked `cache_anchor` (with the system prompt's, four at most).
 
     A breakpoint goes on the last block of a turn that is not per-turn context (that block
     changes every call, so the cached prefix ends just before it); a turn that holds only
@@ -214,6 +217,8 @@ def to_wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         blocks = _blocks(message)
         if not blocks:
             continue
+        if message.metadata.cache_anchor and message.role == "user":
+            blocks[-1] = {**blocks[-1], "cache_control": {"type": "ephemeral"}}
         volatile = message.metadata.kind == TURN_CONTEXT_KIND
         if wire and wire[-1]["role"] == message.role:
             merged = wire[-1]["content"] + blocks

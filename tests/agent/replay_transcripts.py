@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +19,15 @@ def _output(n: int, chars: int) -> str:
 
 
 def chat_run(
-    *, turns: tuple[int, ...] = (30,), output_chars: int = 1_200, empty_result_at: int = -1
+    *,
+    turns: tuple[int, ...] = (30,),
+    output_chars: int = 1_200,
+    empty_result_at: int = -1,
+    sizes: Sequence[int] = (),
 ) -> list[dict[str, Any]]:
     """One user message per turn, each followed by that many tool calls (one per model call)
-    with outputs of `output_chars` characters and a closing answer. The call numbered
-    `empty_result_at` gets an empty result (a source defect)."""
+    with outputs of `output_chars` characters (call n: `sizes[n]` when given) and a closing
+    answer. The call numbered `empty_result_at` gets an empty result (a source defect)."""
     messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}]
     n = 0
     for turn, calls in enumerate(turns):
@@ -43,7 +48,8 @@ def chat_run(
                     ],
                 }
             )
-            content = "" if n == empty_result_at else _output(n, output_chars)
+            chars = sizes[n] if n < len(sizes) else output_chars
+            content = "" if n == empty_result_at else _output(n, chars)
             messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
             n += 1
         messages.append({"role": "assistant", "content": f"Turn {turn + 1} is done."})

@@ -317,3 +317,22 @@ async def test_a_long_session_folds_old_placeholders_and_its_requests_stop_growi
     assert max(sent[120:160]) <= 1.02 * max(sent[80:120])
     assert max(tokens(none)[120:160]) > 1.25 * max(tokens(none)[80:120])
     assert hybrid.all_valid and hybrid.cost < none.cost
+
+
+async def test_with_anthropics_cache_a_trim_re_sends_only_what_follows_the_cache_anchor() -> None:
+    # 80 calls of small output (never worth trimming), then 80 of 3,000 characters; the last
+    # 10 calls stay whole, so every trim changes the prompt more than 20 blocks back, where
+    # Anthropic finds no cached prefix from the last breakpoints.
+    run = chat_run(turns=(160,), sizes=[300] * 80 + [3_000] * 80)
+    [source] = parse_transcripts(json.dumps(run), source="run.json")
+    options = ReplayOptions(keep_tokens=40_000)
+    result = await replay_transcript(source, ("none", "hybrid"), options=options)
+    none, hybrid = result.results["none"], result.results["hybrid"]
+    trims = [c for c in hybrid.calls if "masked" in c.labels]
+    assert len(trims) >= 2
+    # The anchor before the trimmed part was written by earlier requests: each trim reads
+    # the 80 small calls back from the cache and re-sends only what follows them.
+    settled = none.calls[80].tokens - none.calls[0].tokens
+    for trim in trims:
+        assert settled * 0.9 <= trim.cache_read < trim.tokens
+    assert hybrid.cost < none.cost

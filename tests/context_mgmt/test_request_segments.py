@@ -30,6 +30,12 @@ def conversation(steps: int) -> list[Message]:
     return messages
 
 
+def anchored(messages: list[Message], index: int) -> list[Message]:
+    """`messages` with the one at `index` marked as the request's cache anchor."""
+    marked = messages[index].metadata.model_copy(update={"cache_anchor": True})
+    return [*messages[:index], messages[index].with_metadata(marked), *messages[index + 1 :]]
+
+
 def _marker(block: dict[str, Any]) -> str:
     return str(block.get("tool_use_id") or block.get("text"))
 
@@ -47,6 +53,8 @@ def test_breakpoints_are_the_ones_the_anthropic_adapter_sets() -> None:
         [*conversation(3), hint],
         [*conversation(2), Message.assistant("Done."), Message.user("Thanks, now ship it.")],
         with_turn_context(conversation(3), "<info>time: now</info>"),
+        anchored(conversation(6), 4),
+        anchored(conversation(6), 12),  # the anchor is also one of the last two user turns
     ]
     for messages in cases:
         wire = to_wire_messages(messages)

@@ -51,6 +51,25 @@ def test_cache_breakpoints_on_system_and_the_last_two_user_turns() -> None:
     ]
 
 
+def test_the_cache_anchor_is_a_fourth_breakpoint_and_the_last_turns_keep_theirs() -> None:
+    provider = AnthropicProvider(ModelConfig("claude-sonnet-4-6"), api_key="k")
+    anchor = Message.user("three")
+    messages = [
+        Message.user("one"),
+        Message.assistant("two"),
+        anchor.with_metadata(anchor.metadata.model_copy(update={"cache_anchor": True})),
+        Message.assistant("four"),
+        Message.user("five"),
+        Message.assistant("six"),
+        Message.user("seven"),
+    ]
+    params = provider.request_params("system text", messages, [], "claude-sonnet-4-6")
+    flags = [cached(m["content"][-1]) for m in params["messages"]]
+    assert flags == [False, False, True, False, True, False, True]
+    blocks = [b for m in params["messages"] for b in m["content"]] + params["system"]
+    assert sum(cached(b) for b in blocks) == 4  # the API allows four
+
+
 def test_tool_results_open_the_user_turn_and_consecutive_turns_merge() -> None:
     call = ToolRequest(id="toolu_1", name="read", arguments={"path": "a.py"})
     result = ToolResponse(id="toolu_1", content=(TextContent(text="print(1)"),), is_error=True)
