@@ -236,7 +236,8 @@ class Agent:
         self, session: AgentSession, turn: _Turn, prefix: RequestPrefix
     ) -> AsyncIterator[Event]:
         while True:
-            view = session.pipeline.anchored(session.view.request_messages(session.messages))
+            view = session.view.request_messages(session.messages)
+            view = session.pipeline.trimmer.anchored(view)
             block = format_turn_context(self._turn_context(session, turn))
             request = with_turn_context(view, block)
             turn.partial = ""

@@ -40,6 +40,7 @@ from agent.events import (
     MessageAdded,
     Notice,
 )
+from agent.trimmer import Trimmed, Trimmer, TrimOutlook
 from context_mgmt.compact import compact_messages
 from context_mgmt.context_size import (
     ContextSize,
@@ -49,25 +50,18 @@ from context_mgmt.context_size import (
     usage_percent,
 )
 from context_mgmt.errors import CompactionFailed
-from context_mgmt.folding import fold_calls
 from context_mgmt.masking import MaskingPresenter
 from context_mgmt.pair_summarizer import ToolPairSummarizer
 from context_mgmt.tokens import TokenCounter
-from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, ends_with_misplaced_note
-from context_mgmt.trim_plan import TrimClock, TrimPlan, change_figures, plan_trim
+from context_mgmt.tool_pairs import ends_with_misplaced_note
 from conversation import Message, MessageMetadata
 from providers import ContextLengthExceeded, Provider, ToolSpec, Usage
-from providers.cache_cost import break_even_calls
 from sessions.records import UsageKind, UsageRecord
 
 if TYPE_CHECKING:
     from agent.config import Settings
     from agent.session import AgentSession
 
-SUMMARY_NOTE_TOKENS = 60
-"""About what one tool pair's summary line costs in the view."""
-SUMMARY_PROMPT_TOKENS = 300
-"""About the instructions of one tool-pair summary call, besides the pair itself."""
 MAX_OVERFLOW_COMPACTIONS = 2
 """Overflow-driven compactions in a row (without a successful call between them) before the
 turn gives up instead of summarizing a summary again."""
@@ -84,19 +78,6 @@ STILL_OVER_NOTICE = (
     "auto-compact threshold of {threshold}%; not compacting again until it drops below. If "
     "the next request does not fit, gosling will compact once more before giving up."
 )
-
-
-@dataclass(frozen=True)
-class TrimOutlook:
-    """What a trim of old tool output would save and re-send now, and after how many calls
-    of keeping the output it would pay for itself (`/context`)."""
-
-    saved_tokens: int
-    resent_tokens: int
-    break_even_calls: float
-    cache: str
-    """The provider's cache mechanism: breakpoints, prefix or none."""
-    patience: float
 
 
 @dataclass(frozen=True)
@@ -124,14 +105,6 @@ class ContextPipeline:
         self.overflow_compactions = 0
         """Overflow-driven compactions since the last successful model call."""
         self._standing_down = False
-        self._unfoldable: set[str] = set()
-        """Calls a fold could not hide (their removal would leave an invalid seam)."""
-        self._anchor: tuple[int, str] | None = None
-        """(index, id) in the view of the request's cache anchor (`_place_anchor`)."""
-        self._settled = (-1, 0, 0)
-        """(view generation, fold index, mask index): the view's messages before the fold
-        index cannot change by a trim, those before the mask index not by masking, so the
-        next plan starts there while the view is not rebuilt."""
         self._scheduled_at: tuple[int, int] = (-1, -1)
         self.pairs: ToolPairSummarizer | None = None
         self._use(provider)
@@ -140,9 +113,9 @@ class ContextPipeline:
         from agent.provider_choice import model_prompt_cache
 
         self.provider = provider
-        self.cache = model_prompt_cache(self.settings, provider.model_config.model, provider.name)
-        """How this provider caches prompts: when trimming old tool output pays."""
-        self.trim_clock = TrimClock(self.cache, self.settings.trim_patience)
+        cache = model_prompt_cache(self.settings, provider.model_config.model, provider.name)
+        self.trimmer = Trimmer(cache, self.settings, self.counter, self.present)
+        """When trimming old tool output pays under this provider's prompt cache."""
         strategy = self.settings.context_strategy
         self.provider_manages_context = provider.manages_own_context
         gosling_compacts = not self.provider_manages_context
@@ -187,7 +160,7 @@ class ContextPipeline:
         self.size.forget()
         self._standing_down = False
         self.overflow_compactions = 0
-        self.trim_clock.restart()
+        self.trimmer.restart()
 
     async def settle(self, *, cancelled: bool) -> None:
         """End of a turn: a cancelled turn drops its pending summaries; otherwise they keep
@@ -216,12 +189,9 @@ class ContextPipeline:
     def _trim(self, session: AgentSession, protect_last_n: int) -> list[Event]:
         messages = session.messages
         visible_calls = session.visible_tool_calls
-        flips: dict[str, MessageMetadata] = {}
-        masked: list[str] = []
-        appended: tuple[Message, ...] = ()
-        folded: list[str] = []
-        if self.masks_tool_results:
-            flips, appended, masked, folded = self._mask_and_fold(session)
+        trimmed = self.trimmer.mask_and_fold(session) if self.masks_tool_results else Trimmed({})
+        flips = trimmed.flips
+        appended = trimmed.appended
         summarized: list[str] = []
         usage: list[UsageRecord] = []
         if self.pairs is not None:
@@ -250,129 +220,24 @@ class ContextPipeline:
                 self._scheduled_at = key
                 # Without a cache, goose's rule: batches of 10 as soon as they are due. With
                 # one, every old call at the moment the clock says hiding them pays.
-                if self.cache.mechanism == "none":
+                if self.trimmer.cache.mechanism == "none":
                     self.pairs.maybe_schedule(current, protect_last_n)
                 else:
                     ids = self.pairs.due_ids(current, protect_last_n, batch=0)
                     if not ids:
-                        self.trim_clock.due(TrimPlan())  # counts the call into the cycle
-                    elif self._summaries_pay(session, ids):
+                        self.trimmer.count_call()
+                    elif self.trimmer.summaries_pay(session, ids):
                         self.pairs.schedule(current, ids)
         if flips or appended or usage:
             session.commit(metadata=flips, append=appended, usage=usage)
         events: list[Event] = []
-        if masked:
-            events.append(ContextTrimmed("mask", list(dict.fromkeys(masked))))
-        if folded:
-            events.append(ContextTrimmed("fold", folded))
+        if trimmed.masked:
+            events.append(ContextTrimmed("mask", list(trimmed.masked)))
+        if trimmed.folded:
+            events.append(ContextTrimmed("fold", list(trimmed.folded)))
         if summarized:
             events.append(ContextTrimmed("summarize", summarized))
         return events
-
-    def _place_anchor(self, view: Sequence[Message], settled: int) -> None:
-        """With Anthropic's cache, the last user message before the part a trim can change
-        becomes the request's cache anchor: once written, a later trim re-sends only what
-        follows it, however far back the change is."""
-        if self.cache.mechanism != "breakpoints":
-            self._anchor = None
-            return
-        index = min(settled, len(view)) - 1
-        while index > 0 and view[index].role != "user":
-            index -= 1
-        self._anchor = (index, view[index].id) if index > 0 else None
-
-    def anchored(self, request: list[Message]) -> list[Message]:
-        """`request` with its cache anchor marked (see `_place_anchor`), if it has one."""
-        if self._anchor is None:
-            return request
-        index, message_id = self._anchor
-        if index >= len(request) or request[index].id != message_id:
-            return request
-        message = request[index]
-        marked = message.metadata.model_copy(update={"cache_anchor": True})
-        return [*request[:index], message.with_metadata(marked), *request[index + 1 :]]
-
-    def _mask_and_fold(
-        self, session: AgentSession
-    ) -> tuple[dict[str, MessageMetadata], tuple[Message, ...], list[str], list[str]]:
-        """Mask and fold old tool output when the cost model says it pays now
-        (`context_mgmt.trim_plan`). Returns the flips, the note to append, the masked call
-        ids and the folded ones."""
-        messages = session.messages
-        session.view.sync(messages)
-        view = session.view.messages()
-        generation = session.view.generation
-        folds = _ends_with_tool_results(view)
-        if self._settled[0] != generation:
-            self._settled = (generation, 0, 0)
-        _, fold_from, mask_from = self._settled
-        plan = plan_trim(
-            view,
-            self.counter.count_message,
-            self.present.preview,
-            keep_last=self.settings.mask_keep_last,
-            keep_tokens=self.settings.mask_keep_tokens,
-            lookback=self._lookback,
-            start=fold_from if folds else mask_from,
-            can_fold=folds,
-            view_tokens=session.view.tokens,
-            anchor=self._anchor[0] if self._anchor else None,
-            unfoldable=self._unfoldable,
-        )
-        if folds:
-            self._settled = (generation, plan.settled, plan.settled)
-        else:
-            self._settled = (generation, fold_from, plan.settled)
-        self._place_anchor(view, self._settled[1])
-        due = self.trim_clock.due(plan)
-        if not due and not ends_with_misplaced_note(messages):
-            return {}, (), [], []
-        flips: dict[str, MessageMetadata] = {}
-        masked: list[str] = []
-        if due:
-            chosen = set(plan.mask)
-            for message in messages:
-                if message.id in chosen:
-                    flips[message.id] = message.metadata.with_masked()
-                    masked += [r.id for r in message.tool_requests]
-                    masked += [r.id for r in message.tool_responses]
-        current = [m.with_metadata(flips[m.id]) if m.id in flips else m for m in messages]
-        applied = fold_calls(current, plan.fold if due else ())
-        self._unfoldable.update(applied.ids("dropped"))
-        if not applied.changed:
-            return flips, (), masked, []
-        hidden = set(applied.flipped_ids)
-        flips.update({m.id: m.metadata for m in applied.messages if m.id in hidden})
-        return flips, applied.appended, masked, applied.ids("applied")
-
-    def _summaries_pay(self, session: AgentSession, tool_ids: Sequence[str]) -> bool:
-        """Whether summarizing `tool_ids` now pays under the provider's prompt cache: the
-        notes will hide their pairs, which changes the prompt from the first of them on (the
-        same clock as masking: `context_mgmt.trim_plan`). A summary call is paid whether or
-        not its note is ever placed, so this decides before the summarizer runs."""
-        wanted = set(tool_ids)
-        session.view.sync(session.messages)
-        view = session.view.messages()
-        pairs = [m.id for m in view if _call_ids(m) & wanted]
-        count = self.counter.count_message
-        note = SUMMARY_NOTE_TOKENS * len(wanted)
-        saved, resent = change_figures(
-            view, dict.fromkeys(pairs, 0), count, lookback=self._lookback, added_tokens=note
-        )
-        # Each summary is its own call: the pair and the prompt as new input, the note out.
-        asked: float = sum(count(m) for m in view if m.id in set(pairs))
-        asked += len(wanted) * (SUMMARY_PROMPT_TOKENS + SUMMARY_NOTE_TOKENS * self.cache.output)
-        plan = TrimPlan(
-            fold=tuple(tool_ids),
-            saved_tokens=max(saved, 0),
-            resent_tokens=resent,
-            paid_once=asked,
-        )
-        return self.trim_clock.due(plan)
-
-    @property
-    def _lookback(self) -> int:
-        return self.cache.lookback if self.cache.mechanism == "breakpoints" else 0
 
     def check(self, view: Sequence[Message]) -> ContextCheck:
         """Should the context be compacted before the next call, and why (or why not)?"""
@@ -405,26 +270,7 @@ class ContextPipeline:
     def trim_outlook(self, session: AgentSession) -> TrimOutlook | None:
         """What trimming old tool output would do now and when it pays (for `/context`);
         None when this strategy does not mask. Changes nothing."""
-        if not self.masks_tool_results:
-            return None
-        session.view.sync(session.messages)
-        view = session.view.messages()
-        plan = plan_trim(
-            view,
-            self.counter.count_message,
-            self.present.preview,
-            keep_last=self.settings.mask_keep_last,
-            keep_tokens=self.settings.mask_keep_tokens,
-            lookback=self._lookback,
-            can_fold=_ends_with_tool_results(view),
-        )
-        return TrimOutlook(
-            saved_tokens=plan.saved_tokens,
-            resent_tokens=plan.resent_tokens,
-            break_even_calls=break_even_calls(self.cache, plan.resent_tokens, plan.saved_tokens),
-            cache=self.cache.mechanism,
-            patience=self.trim_clock.patience,
-        )
+        return self.trimmer.outlook(session) if self.masks_tool_results else None
 
     def explain(self, view: Sequence[Message]) -> ContextCheck:
         """`check` for `/context`, without changing what the next check decides."""
@@ -500,7 +346,7 @@ class ContextPipeline:
             append=result.appended, metadata=flips, usage=[usage], context_tokens=retained
         )
         self.size.set(retained, "retained", result.messages)
-        self.trim_clock.restart()
+        self.trimmer.restart()
         limit = self.provider.model_config.context_limit
         threshold = self.settings.auto_compact_threshold
         self._standing_down = needs_compaction(retained, limit, threshold)
@@ -516,19 +362,6 @@ class ContextPipeline:
                     threshold=int(threshold * 100),
                 )
             )
-
-
-def _ends_with_tool_results(view: Sequence[Message]) -> bool:
-    """A folding note can go after the last message (tool results, notes aside)."""
-    for message in reversed(view):
-        if message.metadata.kind == TOOL_SUMMARY_KIND:
-            continue
-        return message.effective_role == "tool"
-    return False
-
-
-def _call_ids(message: Message) -> set[str]:
-    return {r.id for r in message.tool_requests} | {r.id for r in message.tool_responses}
 
 
 def _flipped(message: Message, flips: Mapping[str, MessageMetadata]) -> Message:

@@ -27,8 +27,8 @@ from providers import ToolSpec
 
 if TYPE_CHECKING:
     from agent.agent import Agent
-    from agent.context_pipeline import TrimOutlook
     from agent.session import AgentSession
+    from agent.trimmer import TrimOutlook
 
 HINTS_KIND = "hints"
 SUMMARY_KINDS = frozenset({SUMMARY_KIND, CONTINUATION_KIND, PRESERVED_USER_KIND, TOOL_SUMMARY_KIND})
