@@ -202,10 +202,12 @@ class Renderer:
         elif isinstance(event, ContextTrimmed):
             count = len(event.tool_ids)
             if event.strategy == "fold":
-                self.info(f"⋯ folded {count} old tool calls into one note to save context")
+                calls = "call" if count == 1 else "calls"
+                self.info(f"⋯ folded {count} old tool {calls} into one note to save context")
             else:
                 verb = "masked" if event.strategy == "mask" else "summarized"
-                self.info(f"⋯ {verb} {count} old tool results to save context")
+                results = "result" if count == 1 else "results"
+                self.info(f"⋯ {verb} {count} old tool {results} to save context")
         elif isinstance(event, HintsLoaded):
             self.info(f"⋯ loaded hints from {', '.join(event.directories)}")
         elif isinstance(event, Notice):

@@ -15,6 +15,7 @@ from agent.cli.interactive.terminal import Terminal, wants_style
 from agent.cli.interactive.transcript import recent_exchanges
 from agent.events import (
     CompactionFinished,
+    ContextTrimmed,
     MessageAdded,
     TextDelta,
     ToolCall,
@@ -193,3 +194,17 @@ def test_resume_shows_the_last_exchanges_the_user_saw() -> None:
         ("assistant", "third answer"),
     ]
     assert recent_exchanges([], 3).entries == ()
+
+
+def test_trimming_events_say_what_was_masked_folded_or_summarized() -> None:
+    out = io.StringIO()
+    renderer = Renderer(Terminal(out, styled=False, width=100))
+    renderer.begin_turn()
+    renderer.event(ContextTrimmed("mask", ["c1", "c2"]))
+    renderer.event(ContextTrimmed("fold", ["c0"]))
+    renderer.event(ContextTrimmed("summarize", ["c3", "c4", "c5"]))
+    renderer.end_turn()
+    lines = out.getvalue().splitlines()
+    assert "⋯ masked 2 old tool results to save context" in lines
+    assert "⋯ folded 1 old tool call into one note to save context" in lines
+    assert "⋯ summarized 3 old tool results to save context" in lines
