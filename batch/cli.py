@@ -45,6 +45,16 @@ def _forwarded_env(names: tuple[str, ...]) -> dict[str, str]:
     return {name: os.environ[name] for name in names}
 
 
+def _start_forkserver_early(tasks_file: Path, provider: str | None) -> None:
+    """The local pool's forkserver imports the SDKs for about 1.5 s; start it before the
+    driver's own imports and the task file's checks, which then run alongside."""
+    from batch import forkserver
+
+    providers = forkserver.providers_at_a_glance(tasks_file, provider)
+    if providers is not None and forkserver.available():
+        forkserver.start(providers)
+
+
 @click.command("batch")
 @click.argument(
     "tasks_file", metavar="TASKS.jsonl", type=click.Path(dir_okay=False, path_type=Path)
@@ -131,6 +141,8 @@ def batch_command(
     timeout_s: float | None,
 ) -> None:
     """Run every task of TASKS.jsonl headlessly; results go to OUT_DIR/results.jsonl."""
+    if ray_address is None:
+        _start_forkserver_early(tasks_file, provider)
     from batch.progress import progress_for
     from batch.results import OutputDir
     from batch.scheduler import Backend, Scheduler
@@ -155,10 +167,9 @@ def batch_command(
     backend: Backend
     if ray_address is None:
         from batch.local_pool import LocalPool
-        from batch.worker import sdk_modules
 
-        sdks = sdk_modules(task.provider or provider for task in tasks)
-        backend = LocalPool(workers or 4, out.root / "logs", sdks)
+        providers = sorted({task.provider or provider for task in tasks}, key=str)
+        backend = LocalPool(workers or 4, out.root / "logs", providers)
     else:
         from batch.ray_backend import RayBackend, RayUnavailable
 

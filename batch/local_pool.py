@@ -1,11 +1,13 @@
 """The embedded engine: `--workers N` processes on this machine, each reused for task after
 task (the SDK imports are paid once per process, not once per task).
 
-Workers are forked from a `forkserver` that has already imported the runtime, so starting
-eight costs about one import. Each worker sits in its own process group, so the terminal's
-Ctrl-C reaches only the driver, which decides what to stop. The driver tracks which worker
-runs which task; a worker that dies (killed, out of memory) is reported as `Lost` and
-replaced.
+Workers are forked from a `forkserver` that has already imported and warmed up the runtime
+(`batch.forkserver`, `batch.prefork`), so starting eight costs about one import, and a
+worker's first task runs about as fast as its tenth. The session store's schema is made in
+the driver, once, before any worker opens the store. Each worker sits in its own process
+group, so the terminal's Ctrl-C reaches only the driver, which decides what to stop. The
+driver tracks which worker runs which task; a worker that dies (killed, out of memory) is
+reported as `Lost` and replaced.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 from typing import Any
 
+from batch import forkserver
 from batch.scheduler import Finished, Lost
-from batch.worker import Job, modules_to_preload
+from batch.worker import Job, sdk_modules
 
 CLOSE_GRACE_SECONDS = 5.0
 
@@ -61,15 +64,15 @@ class _Worker:
 
 
 class LocalPool:
-    def __init__(self, workers: int, log_dir: Path, sdks: tuple[str, ...]) -> None:
-        """`sdks`: the provider SDKs the tasks need, imported once in the forkserver."""
-        method = (
-            "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        )
+    def __init__(self, workers: int, log_dir: Path, providers: list[str | None]) -> None:
+        """`providers`: the tasks' providers (None: the automatic choice), whose SDKs are
+        imported once, in the forkserver."""
+        method = "forkserver" if forkserver.available() else "spawn"
         self._ctx: Any = multiprocessing.get_context(method)
         if method == "forkserver":
-            self._ctx.set_forkserver_preload(modules_to_preload(sdks))
-        self._sdks = sdks
+            forkserver.start(providers)  # a no-op when `gosling batch` started it already
+        prepare_session_store()
+        self._sdks = sdk_modules(providers)
         self._size = workers
         self._until: Synchronized[float] = self._ctx.Value("d", 0.0)
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -137,6 +140,17 @@ class LocalPool:
                 worker.process.kill()
                 worker.process.join()
         self._workers.clear()
+
+
+def prepare_session_store() -> None:
+    """Create or migrate the shared session store now, so that the workers' first runs do
+    not all try at once (each waiting on the others' write lock). Best effort: a store that
+    cannot be opened is reported by every task that needs it."""
+    from agent.runtime import open_store
+    from sessions import SessionStoreError
+
+    with contextlib.suppress(SessionStoreError, OSError):
+        open_store().close()
 
 
 def _how(process: BaseProcess) -> str:

@@ -100,12 +100,15 @@ ALL_SDKS = frozenset({"anthropic", "openai"})
 
 RUN_MODULES = (
     "batch.worker",
+    "batch.local_pool",
     "agent.cli.run_cmd",
     "agent.cli.headless",
     "agent.cli.session_cmd",
+    "agent.cli.spinner",
     "agent.runtime",
     "jinja2",
     "anyio",
+    "anyio._backends._asyncio",
     "httpcore2",
     "h11",
 )
@@ -126,22 +129,35 @@ def modules_to_preload(sdks: Iterable[str]) -> list[str]:
     return [*RUN_MODULES, *(module for sdk in sdks for module in ADAPTERS[sdk])]
 
 
+_warmed: set[str] = set()
+"""What `warm_up` has done in this process: "" for the common part, then each SDK."""
+
+
 def warm_up(sdks: Iterable[str] = ALL_SDKS) -> None:
-    """Pay once per worker process what every task needs: the SDKs, the runtime, the
-    tokenizer, logging."""
+    """Pay once per process what every task needs: the SDKs, the runtime, logging, the
+    tokenizer, the TLS context, each SDK's first stream. A worker forked from a process that
+    did it (the local pool's forkserver) finds it done."""
     import importlib
 
-    from agent.cli.logs import setup_logging
-    from context_mgmt.tokens import TokenCounter
+    from batch.rehearsal import rehearse
 
-    for module in modules_to_preload(sdks):
+    todo = tuple(sorted(set(sdks) - _warmed))
+    for module in modules_to_preload(todo):
         importlib.import_module(module)
+    if "" not in _warmed:
+        from agent.cli.logs import setup_logging
+        from context_mgmt.tokens import TokenCounter
+        from providers.sdk_provider import shared_tls_context
 
-    setup_logging(warnings_to_stderr=False)
-    handler = _CurrentStderr(logging.WARNING)
-    handler.setFormatter(logging.Formatter("warning: %(message)s"))
-    logging.getLogger().addHandler(handler)
-    TokenCounter().count_text("warm")
+        setup_logging(warnings_to_stderr=False)
+        handler = _CurrentStderr(logging.WARNING)
+        handler.setFormatter(logging.Formatter("warning: %(message)s"))
+        logging.getLogger().addHandler(handler)
+        TokenCounter().count_text("warm")
+        shared_tls_context()
+        _warmed.add("")
+    rehearse(todo)
+    _warmed.update(todo)
 
 
 def _flags(task: TaskSpec, defaults: RunDefaults) -> dict[str, Any]:
