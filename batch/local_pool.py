@@ -146,11 +146,12 @@ def prepare_session_store() -> None:
     """Create or migrate the shared session store now, so that the workers' first runs do
     not all try at once (each waiting on the others' write lock). Best effort: a store that
     cannot be opened is reported by every task that needs it."""
-    from agent.runtime import open_store
-    from sessions import SessionStoreError
+    from prompts.locations import user_dirs
+    from sessions import SessionStoreError, SqliteSessionStore
 
+    # The file `agent.runtime.open_store` opens, without importing the runtime here.
     with contextlib.suppress(SessionStoreError, OSError):
-        open_store().close()
+        SqliteSessionStore.open_default(user_dirs().data).close()
 
 
 def _how(process: BaseProcess) -> str:

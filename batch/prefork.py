@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 
 
 def _quiet() -> None:
@@ -35,6 +36,9 @@ def _warm_up() -> None:
 
 
 _quiet()
+# A Ctrl-C reaches the whole process group; the forkserver ignores it once it serves, and
+# must not die of it while it warms up.
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 gc.disable()
 try:
     _warm_up()
@@ -44,3 +48,4 @@ except Exception:
 finally:
     gc.freeze()
     gc.enable()
+    signal.signal(signal.SIGINT, signal.default_int_handler)
