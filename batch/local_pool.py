@@ -16,6 +16,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -25,9 +26,11 @@ from typing import Any
 
 from batch import forkserver
 from batch.scheduler import Finished, Lost
-from batch.worker import Job, sdk_modules
+from batch.worker import Job, killed_past_timeout, sdk_modules, task_timeout
 
 CLOSE_GRACE_SECONDS = 5.0
+KILL_GRACE = 5.0
+"""Seconds a worker has, after its task's timeout cancelled the run, to wind it down."""
 
 
 def _serve(
@@ -61,6 +64,8 @@ class _Worker:
     process: BaseProcess
     conn: Connection
     job: Job | None = None
+    kill_at: float | None = None
+    """When the job's timeout and the grace after it are over (`time.monotonic()`)."""
 
 
 class LocalPool:
@@ -98,11 +103,16 @@ class LocalPool:
         idle = next((w for w in self._workers if w.job is None), None)
         worker = idle or self._start_worker()
         worker.job = job
+        timeout = task_timeout(job)
+        worker.kill_at = None if timeout is None else time.monotonic() + timeout + KILL_GRACE
         worker.conn.send(job)
 
     def poll(self, timeout: float) -> list[Finished | Lost]:
         busy = [w for w in self._workers if w.job is not None]
         handles: list[Any] = [w.conn for w in busy] + [w.process.sentinel for w in busy]
+        kills = [w.kill_at for w in busy if w.kill_at is not None]
+        if kills:
+            timeout = max(0.0, min(timeout, min(kills) - time.monotonic()))
         ready = set(wait(handles, timeout)) if handles else set()
         events: list[Finished | Lost] = []
         for worker in busy:
@@ -119,6 +129,26 @@ class LocalPool:
                 continue
             worker.job = None
             events.append(Finished(job, outcome))
+        events += self._kill_overdue()
+        return events
+
+    def _kill_overdue(self) -> list[Finished | Lost]:
+        """A worker still busy `KILL_GRACE` after its task's timeout did not stop when the
+        task was cancelled: kill it (and its children), record the task as timed out, and
+        let the next task start a fresh worker."""
+        now = time.monotonic()
+        events: list[Finished | Lost] = []
+        for worker in [w for w in self._workers if w.job is not None]:
+            if worker.kill_at is None or worker.kill_at > now or worker.process.pid is None:
+                continue
+            job, pid = worker.job, worker.process.pid
+            assert job is not None
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)  # its own group (`_serve`), tools included
+            worker.process.kill()
+            worker.process.join()
+            self._discard(worker)
+            events.append(Finished(job, killed_past_timeout(job, pid)))
         return events
 
     def cancel_running(self) -> None:

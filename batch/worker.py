@@ -259,18 +259,50 @@ def _session_files(session_id: str) -> tuple[str, dict[str, int]]:
     return text, tokens
 
 
+def task_timeout(job: Job) -> float | None:
+    """The task's `timeout_s`, else the batch's `--timeout`."""
+    return job.task.timeout_s if job.task.timeout_s is not None else job.defaults.timeout_s
+
+
+def _no_tokens() -> dict[str, int]:
+    return dict.fromkeys(
+        ("input", "output", "cache_read", "cache_write", "total", "model_calls"), 0
+    )
+
+
+def _result(
+    job: Job, payload: dict[str, Any], tokens: dict[str, int], worker: str, timed_out: bool
+) -> dict[str, Any]:
+    return {
+        **payload,
+        "tokens": tokens,
+        "working_dir": str(Path(job.work_root) / job.task.id),
+        "worker": worker,
+        "timed_out": timed_out,
+    }
+
+
+def killed_past_timeout(job: Job, pid: int) -> TaskOutcome:
+    """The result of a task whose worker did not stop at the task's timeout and was killed
+    (a tool blocking in native code, a stopped process): timed out, as if it had stopped."""
+    timeout = task_timeout(job)
+    error = f"timed out after {timeout:g} s; the worker did not stop, so it was killed"
+    payload = failure_payload(error)
+    result = _result(job, payload, _no_tokens(), f"{socket.gethostname()}:{pid}", True)
+    return TaskOutcome(job.task.id, EXIT_TIMEOUT, result, None, "")
+
+
 def run_task(job: Job, backoff: SharedBackoff | None = None) -> TaskOutcome:
     """Run one task start to finish; every failure of the task itself becomes its result
     (only the death of the process running it escapes, and the batch retries that)."""
     task = job.task
     started = time.monotonic()
-    timeout = task.timeout_s if task.timeout_s is not None else job.defaults.timeout_s
+    timeout = task_timeout(job)
     deadline = started + timeout if timeout is not None else None
     work = Path(job.work_root) / task.id
     log = io.StringIO()
     session_jsonl: str | None = None
-    tokens = dict.fromkeys(("input", "output", "cache_read", "cache_write", "total"), 0)
-    tokens["model_calls"] = 0
+    tokens = _no_tokens()
     timed_out = False
     try:
         prepare_working_dir(task, work, log, deadline)
@@ -292,11 +324,5 @@ def run_task(job: Job, backoff: SharedBackoff | None = None) -> TaskOutcome:
     if timed_out:
         code = EXIT_TIMEOUT
         payload["error"] = payload.get("error") or f"timed out after {timeout:g} s"
-    result = {
-        **payload,
-        "tokens": tokens,
-        "working_dir": str(work),
-        "worker": f"{socket.gethostname()}:{os.getpid()}",
-        "timed_out": timed_out,
-    }
+    result = _result(job, payload, tokens, f"{socket.gethostname()}:{os.getpid()}", timed_out)
     return TaskOutcome(task.id, code, result, session_jsonl, log.getvalue())

@@ -126,3 +126,28 @@ def test_a_task_past_its_timeout_is_cancelled_and_recorded(
     assert slow["error"] == "timed out after 1 s"
     session = Path(slow["session_file"]).read_text()
     assert "developer__shell" in session  # the session up to the cut is kept
+
+
+def test_a_worker_that_ignores_its_task_timeout_is_killed_and_replaced(
+    tmp_path: Path, server: FakeLLMServer
+) -> None:
+    # The setup command stops its worker (SIGSTOP cannot be caught): the task's own timeout
+    # can cancel nothing in a stopped process, so only the driver can end it.
+    server.add_conversation("[after]", "Done after.")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            {"id": "stuck", "prompt": "[stuck]", "setup": "kill -STOP $PPID", "timeout_s": 1},
+            {"id": "after", "prompt": "[after] go on"},
+        ],
+    )
+
+    run = gosling_batch(tasks, tmp_path / "out", server, "--workers", "1")
+
+    assert run.returncode == 1, run.stderr
+    done = results(tmp_path / "out")
+    stuck, after = done["stuck"], done["after"]
+    assert (stuck["exit_code"], stuck["timed_out"], stuck["attempts"]) == (124, True, 1)
+    assert "the worker did not stop, so it was killed" in stuck["error"]
+    assert (after["exit_code"], after["final_text"]) == (0, "Done after.")
+    assert after["worker"] != stuck["worker"]  # a fresh worker took the next task
