@@ -115,7 +115,7 @@ class RayBackend:
                     logging_level=logging.WARNING,
                     runtime_env=runtime_env(forward_env or {}, ship_code=not local),
                 )
-            except (ConnectionError, RuntimeError, ValueError) as exc:
+            except (OSError, RuntimeError, ValueError) as exc:  # OSError: ConnectionError too
                 where = address or "a new local instance"
                 raise RayUnavailable(f"cannot start or join Ray at {where}: {exc}") from exc
         cpus = float(ray.cluster_resources().get("CPU", 1.0))

@@ -1,5 +1,7 @@
 """`gosling batch --ray ADDRESS` on a real local Ray instance: the same tasks give the same
-results as the local pool, and a Ray worker killed mid-task has its task retried once.
+results as the local pool, a Ray worker killed mid-task has its task retried once, and a
+second Ctrl-C cancels the running tasks and keeps the finished ones. `--ray` alone starts
+(and stops) its own local instance.
 
 One Ray instance serves the module (starting one takes seconds): offline, no dashboard, no
 usage stats, listening on loopback, its files under the test's temp dir, HOME pointed there
@@ -7,6 +9,11 @@ too. Marked `ray` (`pytest -m "not ray"` skips it)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import signal
+import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,13 +21,17 @@ import pytest
 
 from tests.batch.helpers import (
     batch_env,
+    blocking_tasks,
     gosling_batch,
     portable,
+    read_until,
     results,
+    running_batch,
     script_task_set,
+    wait_for,
     write_tasks,
 )
-from tests.fakes import FakeLLMServer
+from tests.fakes import FakeLLMServer, Turn
 
 ray = pytest.importorskip("ray")
 
@@ -58,6 +69,102 @@ def server() -> Iterator[FakeLLMServer]:
         yield fake
 
 
+def on_cluster(address: str) -> list[str]:
+    """Join the cluster at `address` (so gosling's code is shipped), passing on what the
+    tasks need from this environment."""
+    forwarded = ("GOSLING_HOME", "GOSLING_TESTING", "ANTHROPIC_API_KEY", "GOSLING_MAX_RETRIES")
+    return ["--ray", address, "--cpus-per-task", "0.5"] + [
+        arg for name in forwarded for arg in ("--ray-env", name)
+    ]
+
+
+def processes_mentioning(text: str) -> list[str]:
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in args:
+            found.append(args)
+    return found
+
+
+def test_ray_without_an_address_starts_a_local_instance_and_stops_it(
+    tmp_path: Path, server: FakeLLMServer
+) -> None:
+    # Its own RAY_TMPDIR: no running instance is found there, so `--ray` must start one.
+    server.add_conversation("[local]", Turn(text="Ran on Ray."))
+    tasks = [{"id": f"local-{n}", "prompt": f"[local] task {n}"} for n in (1, 2)]
+    ray_tmp = Path(tempfile.mkdtemp(prefix="gr"))  # short: Ray's socket paths must fit
+    env = {k: v for k, v in batch_env(**RAY_ENV).items() if k != "RAY_ADDRESS"}
+    env.update(HOME=str(tmp_path / "home"), RAY_TMPDIR=str(ray_tmp))
+    try:
+        run = gosling_batch(
+            write_tasks(tmp_path / "tasks.jsonl", tasks),
+            tmp_path / "out",
+            server,
+            "--ray",
+            "--cpus-per-task",
+            "0.5",
+            env=env,
+        )
+
+        assert run.returncode == 0, run.stderr
+        done = results(tmp_path / "out")
+        assert {(r["exit_code"], r["final_text"]) for r in done.values()} == {(0, "Ran on Ray.")}
+        assert len(done) == 2
+        assert list(ray_tmp.iterdir())  # the instance lived under our RAY_TMPDIR
+        deadline = time.monotonic() + 60
+        while processes_mentioning(str(ray_tmp)):  # and was stopped with the batch
+            assert time.monotonic() < deadline, processes_mentioning(str(ray_tmp))
+            time.sleep(0.2)
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
+def test_a_local_ray_that_cannot_start_is_one_clear_error(
+    tmp_path: Path, server: FakeLLMServer
+) -> None:
+    env = {k: v for k, v in batch_env(**RAY_ENV).items() if k != "RAY_ADDRESS"}
+    env.update(HOME=str(tmp_path / "home"), RAY_TMPDIR=str(tmp_path / ("deep" * 30)))
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [{"id": "t", "prompt": "p"}])
+
+    run = gosling_batch(tasks, tmp_path / "out", server, "--ray", env=env)
+
+    assert run.returncode == 1
+    assert run.stderr.startswith("error: cannot start or join Ray at a new local instance")
+    assert "Traceback" not in run.stderr
+
+
+def test_second_ctrl_c_on_ray_cancels_running_tasks_and_keeps_finished_ones(
+    tmp_path: Path, server: FakeLLMServer, ray_address: tuple[str, dict[str, str]]
+) -> None:
+    address, ray_env = ray_address
+    started, release = blocking_tasks(server, tmp_path)
+    out = tmp_path / "out"
+    args = on_cluster(address)
+    with running_batch(
+        tmp_path / "tasks.jsonl", out, server, release, *args, env=batch_env(**ray_env)
+    ) as batch:
+        wait_for(started, batch)
+        deadline = time.monotonic() + 120
+        while not (out / "results.jsonl").exists() or len(results(out)) < 2:
+            assert batch.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+
+        os.killpg(batch.pid, signal.SIGINT)
+        said = read_until(batch, "Ctrl-C again cancels them")
+        os.killpg(batch.pid, signal.SIGINT)
+        _, stderr = batch.communicate(timeout=120)
+
+    assert batch.returncode == 130, said + stderr
+    assert "cancelling 1 running task" in stderr
+    done = results(out)
+    assert sorted(done) == ["later-1", "later-2"]  # `block` was cut short: not a result
+    assert all((r["exit_code"], r["final_text"]) == (0, "Later.") for r in done.values())
+
+
 def test_ray_and_local_pool_give_the_same_results(
     tmp_path: Path, server: FakeLLMServer, ray_address: tuple[str, dict[str, str]]
 ) -> None:
@@ -74,18 +181,7 @@ def test_ray_and_local_pool_give_the_same_results(
         write_tasks(tmp_path / "ray.jsonl", ray_tasks),
         tmp_path / "ray",
         server,
-        "--ray",
-        address,
-        "--cpus-per-task",
-        "0.5",
-        "--ray-env",
-        "GOSLING_HOME",
-        "--ray-env",
-        "GOSLING_TESTING",
-        "--ray-env",
-        "ANTHROPIC_API_KEY",
-        "--ray-env",
-        "GOSLING_MAX_RETRIES",
+        *on_cluster(address),
         env=env,
     )
 
