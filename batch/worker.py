@@ -101,6 +101,9 @@ ALL_SDKS = frozenset({"anthropic", "openai"})
 RUN_MODULES = (
     "batch.worker",
     "batch.local_pool",
+    "batch.backoff",
+    "multiprocessing.synchronize",
+    "multiprocessing.popen_forkserver",
     "agent.cli.run_cmd",
     "agent.cli.headless",
     "agent.cli.session_cmd",
@@ -135,8 +138,8 @@ _warmed: set[str] = set()
 
 def warm_up(sdks: Iterable[str] = ALL_SDKS) -> None:
     """Pay once per process what every task needs: the SDKs, the runtime, logging, the
-    tokenizer, the TLS context, each SDK's first stream. A worker forked from a process that
-    did it (the local pool's forkserver) finds it done."""
+    tokenizer, the TLS context, the template engine, each SDK's first stream. A worker
+    forked from a process that did it (the local pool's forkserver) finds it done."""
     import importlib
 
     from batch.rehearsal import rehearse
@@ -147,6 +150,7 @@ def warm_up(sdks: Iterable[str] = ALL_SDKS) -> None:
     if "" not in _warmed:
         from agent.cli.logs import setup_logging
         from context_mgmt.tokens import TokenCounter
+        from prompts.templating import render_source
         from providers.sdk_provider import shared_tls_context
 
         setup_logging(warnings_to_stderr=False)
@@ -155,6 +159,7 @@ def warm_up(sdks: Iterable[str] = ALL_SDKS) -> None:
         logging.getLogger().addHandler(handler)
         TokenCounter().count_text("warm")
         shared_tls_context()
+        render_source("{{ warm }}", warm="")  # jinja's environment and lexer
         _warmed.add("")
     rehearse(todo)
     _warmed.update(todo)
