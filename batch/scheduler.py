@@ -216,6 +216,12 @@ class Scheduler:
 
     # -- the loop -------------------------------------------------------------------------------
 
+    def _dispatch(self, started_at: dict[str, float]) -> None:
+        while (job := self._next_job()) is not None:
+            self.running[job.task.id] = job
+            started_at[job.task.id] = time.time()
+            self.backend.submit(job)
+
     def run(self) -> Summary:
         self.progress.begin(self.summary.total, self.summary.skipped)
         started_at: dict[str, float] = {}
@@ -226,15 +232,15 @@ class Scheduler:
                 if self.cancelling and not self._cancel_sent:
                     self._cancel_sent = True
                     self.backend.cancel_running()
-                while (job := self._next_job()) is not None:
-                    self.running[job.task.id] = job
-                    started_at[job.task.id] = time.time()
-                    self.backend.submit(job)
+                self._dispatch(started_at)
                 self.progress.running(len(self.running))
                 for event in self.backend.poll(POLL_SECONDS):
                     job = self.running.pop(event.job.task.id)
                     began = started_at.pop(job.task.id)
                     if isinstance(event, Finished):
+                        # The freed worker gets its next task before this one is recorded
+                        # (three fsyncs), not after.
+                        self._dispatch(started_at)
                         self._finished(job, event.outcome, began)
                     else:
                         self._lost(job, event.reason, began)
