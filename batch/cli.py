@@ -141,6 +141,8 @@ def batch_command(
     timeout_s: float | None,
 ) -> None:
     """Run every task of TASKS.jsonl headlessly; results go to OUT_DIR/results.jsonl."""
+    limits = _limits(concurrency)
+    forward = _forwarded_env(ray_env)
     if ray_address is None:
         _start_forkserver_early(tasks_file, provider)
     from batch.progress import progress_for
@@ -149,8 +151,6 @@ def batch_command(
     from batch.tasks import TaskFileError, load_tasks
     from batch.worker import RunDefaults
 
-    limits = _limits(concurrency)
-    forward = _forwarded_env(ray_env)
     try:
         tasks = load_tasks(tasks_file)
     except TaskFileError as exc:

@@ -101,6 +101,7 @@ def _warm_tokenizer_cache(env: dict[str, str]) -> None:
 
 
 def run() -> dict[str, Any]:
+    load_at_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="gbb") as tmp, FakeLLMServer() as server:
         base = Path(tmp)
         project = base / "project"
@@ -136,6 +137,7 @@ def run() -> dict[str, Any]:
         "speedup_ray_local_span": round(sequential["span_s"] / ray["span_s"], 2),
         "warm_throughput_ratio_workers_8": _warm_throughput_ratio(sequential, pool),
         "warm_throughput_ratio_ray_local": _warm_throughput_ratio(sequential, ray),
+        "load_average_1m_start": round(load_at_start, 2),
         "load_average_1m": round(os.getloadavg()[0], 2),
         "target_speedup_met": sequential["wall_s"] / pool["wall_s"] >= 5,
         "target_overhead_met": (pool["overhead_warm_median_s"] or 0) <= 0.3,
