@@ -199,6 +199,15 @@ def read_until(batch: subprocess.Popen[str], text: str) -> str:
     return seen
 
 
+def ctrl_c_twice(batch: subprocess.Popen[str]) -> str:
+    """Ctrl-C to the batch's group, then again once it says it is stopping; its stderr."""
+    os.killpg(batch.pid, signal.SIGINT)
+    said = read_until(batch, "Ctrl-C again cancels them")
+    os.killpg(batch.pid, signal.SIGINT)
+    _, rest = batch.communicate(timeout=120)
+    return said + rest
+
+
 def blocking_tasks(server: FakeLLMServer, tmp_path: Path) -> tuple[Path, Path]:
     """The `block` task's tool waits for a file; both files are in its working directory,
     the one place its sandboxed command can write and the test can see. Its setup (not

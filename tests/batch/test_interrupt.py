@@ -13,8 +13,8 @@ import pytest
 
 from tests.batch.helpers import (
     blocking_tasks,
+    ctrl_c_twice,
     gosling_batch,
-    read_until,
     results,
     running_batch,
     wait_for,
@@ -58,12 +58,9 @@ def test_second_ctrl_c_cancels_the_running_task_and_keeps_nothing_half_done(
     with running_batch(tmp_path / "tasks.jsonl", out, server, release) as batch:
         wait_for(started, batch)
 
-        os.killpg(batch.pid, signal.SIGINT)
-        said = read_until(batch, "Ctrl-C again cancels them")
-        os.killpg(batch.pid, signal.SIGINT)
-        _, stderr = batch.communicate(timeout=120)
+        stderr = ctrl_c_twice(batch)
 
-    assert batch.returncode == 130, said + stderr
+    assert batch.returncode == 130, stderr
     assert "cancelling 1 running task" in stderr
     assert not (out / "results.jsonl").exists() or results(out) == {}
     rerun = gosling_batch(tmp_path / "tasks.jsonl", out, server, "--workers", "1")

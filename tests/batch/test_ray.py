@@ -9,9 +9,7 @@ too. Marked `ray` (`pytest -m "not ray"` skips it)."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
 import tempfile
 import time
 from collections.abc import Iterator
@@ -22,9 +20,9 @@ import pytest
 from tests.batch.helpers import (
     batch_env,
     blocking_tasks,
+    ctrl_c_twice,
     gosling_batch,
     portable,
-    read_until,
     results,
     running_batch,
     script_task_set,
@@ -153,12 +151,9 @@ def test_second_ctrl_c_on_ray_cancels_running_tasks_and_keeps_finished_ones(
             assert batch.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
 
-        os.killpg(batch.pid, signal.SIGINT)
-        said = read_until(batch, "Ctrl-C again cancels them")
-        os.killpg(batch.pid, signal.SIGINT)
-        _, stderr = batch.communicate(timeout=120)
+        stderr = ctrl_c_twice(batch)
 
-    assert batch.returncode == 130, said + stderr
+    assert batch.returncode == 130, stderr
     assert "cancelling 1 running task" in stderr
     done = results(out)
     assert sorted(done) == ["later-1", "later-2"]  # `block` was cut short: not a result
