@@ -3,8 +3,8 @@ task (the SDK imports are paid once per process, not once per task).
 
 Workers are forked from a `forkserver` that has already imported and warmed up the runtime
 (`batch.forkserver`, `batch.prefork`), so starting eight costs about one import, and a
-worker's first task runs about as fast as its tenth. The session store's schema is made in
-the driver, once, before any worker opens the store. Each worker sits in its own process
+worker's first task runs about as fast as its tenth. The session store's schema is made
+there too, once, before any worker opens the store. Each worker sits in its own process
 group, so the terminal's Ctrl-C reaches only the driver, which decides what to stop. The
 driver tracks which worker runs which task; a worker that dies (killed, out of memory) is
 reported as `Lost` and replaced.
@@ -26,7 +26,7 @@ from typing import Any
 
 from batch import forkserver
 from batch.scheduler import Finished, Lost
-from batch.worker import Job, killed_past_timeout, sdk_modules, task_timeout
+from batch.worker import Job, killed_past_timeout, task_timeout
 
 CLOSE_GRACE_SECONDS = 5.0
 KILL_GRACE = 5.0
@@ -34,7 +34,7 @@ KILL_GRACE = 5.0
 
 
 def _serve(
-    conn: Connection, until: Synchronized[float], log_file: str, sdks: tuple[str, ...]
+    conn: Connection, until: Synchronized[float], log_file: str, providers: list[str | None]
 ) -> None:
     """A worker: run each job it is sent until the driver hangs up."""
     os.setpgrp()
@@ -43,10 +43,10 @@ def _serve(
     os.dup2(fd, 2)
     os.close(fd)
     from batch.backoff import LocalBackoff
-    from batch.worker import run_task, warm_up
+    from batch.worker import run_task, sdk_modules, warm_up
 
     backoff = LocalBackoff(until)
-    warm_up(sdks)
+    warm_up(sdk_modules(providers))  # done already in a worker forked from a warm forkserver
     while True:
         try:
             job = conn.recv()
@@ -75,9 +75,11 @@ class LocalPool:
         method = "forkserver" if forkserver.available() else "spawn"
         self._ctx: Any = multiprocessing.get_context(method)
         if method == "forkserver":
+            # Also prepares the session store (`batch.prefork`), before any worker forks.
             forkserver.start(providers)  # a no-op when `gosling batch` started it already
-        prepare_session_store()
-        self._sdks = sdk_modules(providers)
+        else:
+            prepare_session_store()
+        self._providers = providers
         self._size = workers
         self._until: Synchronized[float] = self._ctx.Value("d", 0.0)
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -91,7 +93,7 @@ class LocalPool:
     def _start_worker(self) -> _Worker:
         ours, theirs = self._ctx.Pipe()
         process = self._ctx.Process(
-            target=_serve, args=(theirs, self._until, self._log_file, self._sdks), daemon=True
+            target=_serve, args=(theirs, self._until, self._log_file, self._providers), daemon=True
         )
         process.start()
         theirs.close()
@@ -173,9 +175,10 @@ class LocalPool:
 
 
 def prepare_session_store() -> None:
-    """Create or migrate the shared session store now, so that the workers' first runs do
-    not all try at once (each waiting on the others' write lock). Best effort: a store that
-    cannot be opened is reported by every task that needs it."""
+    """Create or migrate the shared session store now, once, before any worker starts, so
+    that the workers' first runs do not all try at once (each waiting on the others' write
+    lock). Closed again at once: a connection must not cross a fork. Best effort: a store
+    that cannot be opened is reported by every task that needs it."""
     from prompts.locations import user_dirs
     from sessions import SessionStoreError, SqliteSessionStore
 

@@ -2,7 +2,8 @@
 
 A forkserver can only be told to import modules before it forks workers, so this module's
 import does the work every worker would otherwise repeat on its first task: the imports,
-logging, the tokenizer, the TLS context, the SDKs' first stream (`warm_up`). Then every
+logging, the tokenizer, the TLS context, the SDKs' first stream (`warm_up`), and the session
+store's schema (opened and closed before any fork). Then every
 object made so far is frozen out of the garbage collector (`gc.freeze`): the workers forked
 from here share those pages copy-on-write and never walk them, which a collection would do
 at some point of each worker's first task (tens of milliseconds each, eight workers at once
@@ -30,9 +31,11 @@ def _quiet() -> None:
 
 def _warm_up() -> None:
     from batch.forkserver import preloaded_providers
+    from batch.local_pool import prepare_session_store
     from batch.worker import sdk_modules, warm_up
 
     warm_up(sdk_modules(preloaded_providers()))
+    prepare_session_store()
 
 
 _quiet()

@@ -13,12 +13,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sessions.files import write_private
-
 RESULTS = "results.jsonl"
 
 
 def _write_whole(path: Path, text: str) -> None:
+    # Imported here: the driver needs the session package only once a task has finished,
+    # not while the forkserver starts (see batch/forkserver.py).
+    from sessions.files import write_private
+
     path.parent.mkdir(parents=True, exist_ok=True)
     write_private(path, text)
 
