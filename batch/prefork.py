@@ -3,12 +3,12 @@
 A forkserver can only be told to import modules before it forks workers, so this module's
 import does the work every worker would otherwise repeat on its first task: the imports,
 logging, the tokenizer, the TLS context, the SDKs' first stream (`warm_up`), and the session
-store's schema (opened and closed before any fork). Then every
-object made so far is frozen out of the garbage collector (`gc.freeze`): the workers forked
-from here share those pages copy-on-write and never walk them, which a collection would do
-at some point of each worker's first task (tens of milliseconds each, eight workers at once
-on two cores). The collector is off meanwhile: the imports alone make a few hundred
-thousand objects, and collecting them while they are all still alive is wasted time.
+store's schema (opened and closed before any fork). Then every object made so far is frozen
+out of the garbage collector (`gc.freeze`): the workers forked from here share those pages
+copy-on-write and never walk them, which a collection would do at some point of each
+worker's first task (tens of milliseconds each, eight workers at once on two cores). The
+collector is off meanwhile: the imports alone make a few hundred thousand objects, and
+collecting them while they are all still alive is wasted time.
 
 Never import this module anywhere else.
 """
