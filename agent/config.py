@@ -122,7 +122,7 @@ class Settings(BaseModel):
     """Old tool output is masked or folded once keeping it has cost this many times what the
     change costs in prompt-cache misses (1: the break-even point; 0: on every call)."""
     prompt_cache: CacheFamily | None = None
-    """How the provider caches prompts (anthropic, openai, none), for when to trim old tool
+    """How the provider caches prompts (anthropic, openai, local, none), for when to trim old tool
     output and for cost figures; unset: from the provider and the model name."""
     context_file_names: list[str] = Field(default_factory=lambda: [".goosehints", "AGENTS.md"])
     """Hint files loaded from the git root down to the working dir, in this order."""

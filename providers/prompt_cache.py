@@ -11,7 +11,11 @@ tokens fall into which depends on how the provider caches, so a `PromptCache` st
 - `prefix` (OpenAI): every prompt of at least 1,024 tokens is cached for free; a later request
   reads the longest prefix it shares with an earlier one, in blocks of 128 tokens, at the
   model's cached-input price (0.1x to 0.5x of input).
-- `none`: every token is new input (local servers, unknown providers).
+- `local`: a server on the user's machine (llama.cpp, vLLM, Ollama, LM Studio) keeps the
+  attention state of the prompt it last processed and reuses the longest shared prefix, so a
+  changed prefix costs its prefill time again. It bills nothing; the ratios are in time (a
+  reused token about a tenth of a new one), which is what decides when trimming pays.
+- `none`: every token is new input (unknown providers, scripted ones in tests).
 
 Ratios are derived from `providers.pricing` where the model has a known price, so the list
 prices and the cost model never disagree; config can override any field
@@ -29,7 +33,7 @@ from providers.pricing import ModelPrice, lookup_price
 from providers.registry import normalize_model_name, table_entry
 
 CacheMechanism = Literal["breakpoints", "prefix", "none"]
-CacheFamily = Literal["anthropic", "openai", "none"]
+CacheFamily = Literal["anthropic", "openai", "local", "none"]
 
 
 class PromptCache(BaseModel):
@@ -71,11 +75,15 @@ ANTHROPIC_CACHE = PromptCache(mechanism="breakpoints", read=0.1, write=1.25, out
 OPENAI_CACHE = PromptCache(
     mechanism="prefix", read=0.1, write=0.0, output=8.0, block_tokens=128, lookback=0
 )
+LOCAL_CACHE = PromptCache(
+    mechanism="prefix", read=0.1, write=0.0, output=1.0, min_tokens=0, lookback=0
+)
 NO_CACHE = PromptCache(mechanism="none", read=1.0, write=1.0, min_tokens=0, lookback=0)
 
 FAMILY_CACHES: dict[CacheFamily, PromptCache] = {
     "anthropic": ANTHROPIC_CACHE,
     "openai": OPENAI_CACHE,
+    "local": LOCAL_CACHE,
     "none": NO_CACHE,
 }
 
@@ -96,12 +104,12 @@ _PROVIDER_FAMILIES: dict[str, CacheFamily] = {
     "openai-chat": "openai",
     "openai-responses": "openai",
     "responses": "openai",
-    "ollama": "none",
-    "vllm": "none",
-    "llamacpp": "none",
-    "llama.cpp": "none",
-    "lmstudio": "none",
-    "lm-studio": "none",
+    "ollama": "local",
+    "vllm": "local",
+    "llamacpp": "local",
+    "llama.cpp": "local",
+    "lmstudio": "local",
+    "lm-studio": "local",
     "scripted": "none",
 }
 _OPENAI_MODEL_PREFIXES = ("gpt-", "chatgpt-", "o1", "o3", "o4", "codex-")

@@ -86,7 +86,7 @@ def context_group() -> None:
 @click.option(
     "--cache",
     "cache_family",
-    type=click.Choice(["anthropic", "openai", "none"]),
+    type=click.Choice(["anthropic", "openai", "local", "none"]),
     default="anthropic",
     show_default=True,
     help="Price requests with this provider family's prompt cache (masking decides by it too).",

@@ -33,8 +33,11 @@ def test_families_and_their_ratios() -> None:
         "prefix", 0.5, 0.0, 128,
     )  # fmt: skip
     assert prompt_cache_for("gpt-5", "openai-responses").read == pytest.approx(0.1)
-    # a local server bills nothing for its prefix cache; a gateway passes the vendor's
-    assert prompt_cache_for("qwen3:32b", "ollama").mechanism == "none"
+    # a local server bills nothing but reuses a shared prefix (priced in time); a gateway
+    # passes the vendor's cache through
+    local = prompt_cache_for("qwen3:32b", "ollama")
+    assert (local.mechanism, local.read, local.write, local.min_tokens) == ("prefix", 0.1, 0.0, 0)
+    assert cache_family("Qwen/Qwen3-8B", "vllm") == "local"
     assert cache_family("anthropic/claude-sonnet-4.5", "openrouter") == "anthropic"
     assert cache_family("openai/gpt-4.1-mini", "openrouter") == "openai"
     assert cache_family("some-local-model") == "none"
@@ -74,5 +77,5 @@ def test_models_cache_table_in_config_reaches_the_cost_model(tmp_path: Path) -> 
 
 def test_a_bad_cache_table_is_a_config_error(tmp_path: Path) -> None:
     _user_config('[models."x".cache]\nfamily = "gemini"\n')
-    with pytest.raises(ConfigError, match="'anthropic', 'openai' or 'none'"):
+    with pytest.raises(ConfigError, match="'anthropic', 'openai', 'local' or 'none'"):
         load_settings(tmp_path, environ={})
