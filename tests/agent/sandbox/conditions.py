@@ -12,10 +12,11 @@ needs_bwrap = pytest.mark.skipif(
 """Skip only where bwrap cannot run here; `.ci/run` installs it, so CI runs these tests."""
 
 PLANTED = {
-    "ANTHROPIC_API_KEY": "sk-ant-planted-1111",
-    "OPENAI_API_KEY": "sk-planted-2222",
-    "AWS_SECRET_ACCESS_KEY": "planted-aws-3333",
-    "DATABASE_URL": "postgres://app:planted-pw-4444@db/app",
+    "ANTHROPIC_API_KEY": "sk-ant-planted-QZK1111",
+    "OPENAI_API_KEY": "sk-planted-QZK2222",
+    "AWS_SECRET_ACCESS_KEY": "planted-aws-QZK3333",
+    "DATABASE_URL": "postgres://app:planted-pw-QZK4444@db/app",
 }
-PLANTED_MARKS = ("1111", "2222", "3333", "4444")
-"""A piece of each planted value: none may show in a tool's output."""
+PLANTED_MARKS = ("QZK1111", "QZK2222", "QZK3333", "QZK4444")
+"""A piece of each planted value: none may show in a tool's output. Upper case and letters
+outside hex, so a random id in a response (`...164444a0...`) cannot match by chance."""
