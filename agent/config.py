@@ -23,6 +23,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.sandbox.policy import STRICTNESS, SandboxMode
+from context_mgmt.masking import MASK_KEEP_LAST
+from context_mgmt.trim_plan import MASK_KEEP_TOKENS, TRIM_PATIENCE
 from prompts.locations import UserDirs, user_dirs
 from providers.pricing import ModelPrice
 from providers.prompt_cache import CacheFamily, PromptCacheOverride
@@ -113,12 +115,12 @@ class Settings(BaseModel):
     tool_call_cutoff: int | None = Field(default=None, gt=0)
     """Tool calls kept verbatim before old ones are summarized; unset derives it from the
     context window."""
-    mask_keep_last: int = Field(default=10, ge=0)
+    mask_keep_last: int = Field(default=MASK_KEEP_LAST, ge=0)
     """Tool results kept verbatim by observation masking; older ones become placeholders."""
-    mask_keep_tokens: int = Field(default=4_000, ge=0)
+    mask_keep_tokens: int = Field(default=MASK_KEEP_TOKENS, ge=0)
     """...and only while those results hold at most this many tokens (the newest result is
     always kept whole)."""
-    trim_patience: float = Field(default=2.0, ge=0)
+    trim_patience: float = Field(default=TRIM_PATIENCE, ge=0)
     """Old tool output is masked or folded once keeping it has cost this many times what the
     change costs in prompt-cache misses (1: the break-even point; 0: on every call)."""
     prompt_cache: CacheFamily | None = None

@@ -27,7 +27,7 @@ still running, the size of the context) can reach another session.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -40,7 +40,7 @@ from agent.events import (
     MessageAdded,
     Notice,
 )
-from agent.trimmer import Trimmed, Trimmer, TrimOutlook
+from agent.trimmer import Trimmed, Trimmer, TrimOutlook, with_flips
 from context_mgmt.compact import compact_messages
 from context_mgmt.context_size import (
     ContextSize,
@@ -54,7 +54,7 @@ from context_mgmt.masking import MaskingPresenter
 from context_mgmt.pair_summarizer import ToolPairSummarizer
 from context_mgmt.tokens import TokenCounter
 from context_mgmt.tool_pairs import ends_with_misplaced_note
-from conversation import Message, MessageMetadata
+from conversation import Message
 from providers import ContextLengthExceeded, Provider, ToolSpec, Usage
 from sessions.records import UsageKind, UsageRecord
 
@@ -198,9 +198,7 @@ class ContextPipeline:
             current: Sequence[Message] = messages
             if self.pairs.ready or ends_with_misplaced_note(current):
                 if flips:
-                    current = [
-                        m.with_metadata(flips[m.id]) if m.id in flips else m for m in current
-                    ]
+                    current = with_flips(current, flips)
                 applied = self.pairs.apply_ready(current)
                 if applied.changed:
                     hidden = set(applied.flipped_ids)
@@ -362,8 +360,3 @@ class ContextPipeline:
                     threshold=int(threshold * 100),
                 )
             )
-
-
-def _flipped(message: Message, flips: Mapping[str, MessageMetadata]) -> Message:
-    meta = flips.get(message.id)
-    return message if meta is None else message.with_metadata(meta)

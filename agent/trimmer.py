@@ -20,7 +20,7 @@ asks it before each model call: `mask_and_fold` (masking strategies) or `summari
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -130,7 +130,7 @@ class Trimmer:
                     flips[message.id] = message.metadata.with_masked()
                     masked += [r.id for r in message.tool_requests]
                     masked += [r.id for r in message.tool_responses]
-        current = [m.with_metadata(flips[m.id]) if m.id in flips else m for m in messages]
+        current = with_flips(messages, flips)
         applied = fold_calls(current, plan.fold if due else ())
         self._unfoldable.update(applied.ids("dropped"))
         unique = tuple(dict.fromkeys(masked))
@@ -222,6 +222,11 @@ class Trimmer:
     def count_call(self) -> None:
         """A model call with nothing to trim still counts into the clock's cycle."""
         self.clock.due(TrimPlan())
+
+
+def with_flips(messages: Sequence[Message], flips: Mapping[str, MessageMetadata]) -> list[Message]:
+    """`messages` with the metadata changes `flips` names (by message id) applied."""
+    return [m.with_metadata(flips[m.id]) if m.id in flips else m for m in messages]
 
 
 def _ends_with_tool_results(view: Sequence[Message]) -> bool:

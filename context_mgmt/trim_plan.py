@@ -114,16 +114,6 @@ def kept_boundary(
     return boundary, kept
 
 
-def kept_calls(
-    view: Sequence[Message],
-    count: Callable[[Message], int],
-    keep_last: int = MASK_KEEP_LAST,
-    keep_tokens: int = MASK_KEEP_TOKENS,
-) -> int:
-    """How many of the newest calls stay whole (`kept_boundary`)."""
-    return kept_boundary(view, count, keep_last, keep_tokens)[1]
-
-
 def plan_trim(
     view: Sequence[Message],
     count: Callable[[Message], int],

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from context_mgmt.trim_plan import FOLD_NOTE_TOKENS, TrimClock, TrimPlan, kept_calls, plan_trim
+from context_mgmt.trim_plan import FOLD_NOTE_TOKENS, TrimClock, TrimPlan, kept_boundary, plan_trim
 from conversation import Message
 from providers.prompt_cache import ANTHROPIC_CACHE, NO_CACHE, OPENAI_CACHE, PromptCache
 from tests.context_mgmt.tool_conversations import mark_masked, session, shown
@@ -32,12 +32,12 @@ def results(messages: list[Message], calls: range) -> list[str]:
 
 
 def test_the_newest_calls_stay_whole_by_count_and_by_tokens() -> None:
-    view = session(15)
-    assert kept_calls(view, count, keep_last=10, keep_tokens=100_000) == 10
-    assert kept_calls(view, count, keep_last=10, keep_tokens=3_500) == 3
+    view = session(15)  # task, then 15 calls of (ask, result): call n's ask is at 1 + 2n
+    assert kept_boundary(view, count, keep_last=10, keep_tokens=100_000) == (11, 10)
+    assert kept_boundary(view, count, keep_last=10, keep_tokens=3_500) == (25, 3)
     # The newest result stays whole whatever its size.
-    assert kept_calls(view, count, keep_last=10, keep_tokens=10) == 1
-    assert kept_calls(view, count, keep_last=0, keep_tokens=100_000) == 0
+    assert kept_boundary(view, count, keep_last=10, keep_tokens=10) == (29, 1)
+    assert kept_boundary(view, count, keep_last=0, keep_tokens=100_000) == (31, 0)
 
 
 def test_a_trim_masks_the_calls_older_than_the_kept_ones_and_counts_what_it_resends() -> None:
@@ -82,7 +82,7 @@ def test_a_plan_can_start_where_the_last_one_found_everything_settled() -> None:
     messages = session(40)
     # Calls 0-29 were masked and folded long ago (their messages left the view); 30-34 are
     # placeholders waiting to be folded; 35-39 are new.
-    view = [m for m in shown(mark_masked(messages, results(messages, range(30, 35))))]
+    view = shown(mark_masked(messages, results(messages, range(30, 35))))
     view = [view[0], *view[61:]]
     whole = plan_trim(view, count, preview, keep_last=3, keep_tokens=100_000)
     assert whole.settled == 1  # the first placeholder's call
