@@ -13,14 +13,15 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import shlex
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from agent.sandbox.policy import STRICTNESS, SandboxMode
 from context_mgmt.masking import MASK_KEEP_LAST
@@ -34,6 +35,18 @@ PROJECT_CONFIG = Path(".gosling") / "config.toml"
 
 ContextStrategy = Literal["summarize", "mask", "hybrid"]
 PermissionMode = Literal["auto", "approve", "smart_approve", "chat"]
+
+
+def _env_name(name: str) -> str:
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise ValueError(
+            f"{name!r} is not an environment variable name; use letters, digits and "
+            "underscores, e.g. GITHUB_TOKEN"
+        )
+    return name
+
+
+EnvName = Annotated[str, AfterValidator(_env_name)]
 
 
 class PermissionLists(BaseModel):
@@ -151,6 +164,11 @@ class Settings(BaseModel):
     may make it stricter, never looser."""
     sandbox_network: bool = False
     """Let sandboxed shell commands use the network (MCP servers: per extension)."""
+    shell_env_allow: list[EnvName] = Field(default_factory=list)
+    """Credential-like environment variables shell commands still get, by name (e.g.
+    `["GITHUB_TOKEN"]` so that `gh` and `git push` work). Their values stay redacted from
+    tool output, the store and the model. Only your own config or `GOSLING_SHELL_ENV_ALLOW`
+    can add a name; a project config cannot."""
     max_turns: int = Field(default=1000, gt=0)
     """Model calls allowed in one reply before it stops."""
     max_retries: int = Field(default=3, ge=0)
@@ -230,7 +248,9 @@ def _without_sandbox_loosening(
     data: dict[str, Any], below: Mapping[str, Any], origin: str
 ) -> dict[str, Any]:
     """A project file (trusted or not: it came with the checkout) may tighten the sandbox,
-    never loosen it; loosening keys are dropped with a warning."""
+    never loosen it, and may not hand the user's credentials to shell commands
+    (`shell_env_allow` beyond what applies without it); such keys are dropped with a
+    warning."""
     import logging
 
     current_mode = str(below.get("sandbox", Settings.model_fields["sandbox"].default))
@@ -241,15 +261,22 @@ def _without_sandbox_loosening(
         dropped.append("sandbox")
     if data.get("sandbox_network") is True and not current_network:
         dropped.append("sandbox_network")
+    allowed = below.get("shell_env_allow", [])
+    if "shell_env_allow" in data and not set(_names(data["shell_env_allow"])) <= set(allowed):
+        dropped.append("shell_env_allow")
     if not dropped:
         return data
     logging.getLogger(__name__).warning(
-        "%s: ignored %s: a project config may only tighten the sandbox; set it in your own "
-        "config or with --sandbox",
+        "%s: ignored %s: a project config may only tighten the sandbox and cannot pass "
+        "credentials to commands; set it in your own config or with a flag",
         origin,
         ", ".join(dropped),
     )
     return {k: v for k, v in data.items() if k not in dropped}
+
+
+def _names(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
 def _env_layer(environ: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
@@ -273,7 +300,7 @@ def _parse_env_value(name: str, raw: str, var: str) -> Any:
             raise ConfigError(
                 f"{var}: not valid JSON ({exc.msg}); use e.g. '[\"AGENTS.md\"]'"
             ) from exc
-    if structured and "list[str]" in annotation:
+    if structured and annotation.startswith(("list[str]", "list[typing.Annotated[str")):
         return [part.strip() for part in raw.split(",") if part.strip()]
     if structured:
         raise ConfigError(f"{var}: expected a JSON value, got {raw!r}")

@@ -153,7 +153,11 @@ async def build_runtime(
         network=settings.sandbox_network,
         hidden=(dirs.config, dirs.data, dirs.state),
     )
-    developer = DeveloperSettings(shell_timeout_secs=settings.shell_timeout, sandbox=sandbox.policy)
+    developer = DeveloperSettings(
+        shell_timeout_secs=settings.shell_timeout,
+        sandbox=sandbox.policy,
+        env_allow=tuple(settings.shell_env_allow),
+    )
     caps = ResultCaps.from_settings(developer)
     tools = ExtensionManager(
         on_event=on_extension_event, log_dir=dirs.state / "logs", result_limit=caps

@@ -17,7 +17,7 @@ import os
 import shutil
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,12 +32,16 @@ KILL_GRACE_SECS = 2.0
 """Between SIGTERM and SIGKILL."""
 
 
-def shell_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
+def shell_environment(
+    base: Mapping[str, str] | None = None, *, allow: Collection[str] = ()
+) -> dict[str, str]:
     """The environment for shell commands: ours without any credential-like variable
-    (`redact.is_credential_env`: API keys, tokens, passwords, URLs with passwords), and no
-    prompts. The same rule holds with or without the sandbox: a key the command never gets
-    cannot end up in its output."""
-    return tool_environment(os.environ if base is None else base)
+    (`redact.is_credential_env`: API keys, tokens, passwords, URLs with passwords) except
+    those the user named in `allow`, and no prompts. The same rule holds with or without the
+    sandbox: a key the command never gets cannot end up in its output (and the redactor
+    still hides an allowed one's value wherever the command prints it)."""
+    base = os.environ if base is None else base
+    return tool_environment(base, keep={name: base[name] for name in allow if name in base})
 
 
 def default_shell() -> str:

@@ -39,7 +39,7 @@ def shell_tool(state: DeveloperState) -> Tool:
                 cwd=ctx.working_dir,
                 timeout=timeout,
                 shell=settings.shell,
-                env=shell_environment(),
+                env=shell_environment(allow=settings.env_allow),
                 max_lines=settings.max_output_lines,
                 max_bytes=settings.max_output_bytes,
                 spill_dir=settings.spill_dir or spill_dir_for(ctx.session_id),

@@ -38,6 +38,9 @@ class DeveloperSettings:
     """The shell program; None means bash if installed, else sh."""
     sandbox: SandboxPolicy | None = None
     """The bubblewrap sandbox shell commands run in; None runs them unsandboxed."""
+    env_allow: tuple[str, ...] = ()
+    """Credential-like environment variables shell commands still get (config
+    `shell_env_allow`); every other one is removed from their environment."""
     spill_dir: Path | None = None
     """Where overflowing command output is written; None means the session's spill directory
     (`agent.tools.spill.spill_dir_for`)."""
