@@ -6,7 +6,9 @@ run, so the rules can be read and tested without starting a process.
 The layout inside the sandbox:
 - `/` read-only (the user's tools, libraries and the project stay usable);
 - a fresh `/dev`, a fresh `/proc` of a private PID namespace (no `/proc/<pid>/environ` or
-  `cmdline` of gosling, the user's shell or anything else outside), a private `/tmp`;
+  `cmdline` of gosling, the user's shell or anything else outside), a private `/tmp`: the
+  session's own directory when the policy names one (what one command leaves in `/tmp` is
+  there for the session's next, as on a real machine), else an empty one per process;
 - the workspace writable (`workspace-write`) or read-only (`read-only`), plus any extra
   writable directories the policy names (MCP launchers' caches);
 - gosling's own config, data and state directories hidden behind empty read-only dirs;
@@ -49,6 +51,9 @@ class SandboxPolicy:
     """Further directories that stay writable (they must exist)."""
     hidden: tuple[Path, ...] = ()
     """Directories replaced by an empty read-only one (gosling's own config, data, state)."""
+    tmp: Path | None = None
+    """A host directory mounted at `/tmp` (the session's, `agent.tools.spill.session_tmp_dir`);
+    None: an empty `/tmp` per process."""
     bwrap: str = "bwrap"
     """The bubblewrap executable."""
 
@@ -70,7 +75,10 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, cwd: Path) -> list
     """
     args = [policy.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for tmp in PRIVATE_TMP:
-        args += ["--tmpfs", tmp]
+        if tmp == "/tmp" and policy.tmp is not None:
+            args += ["--bind", str(policy.tmp), tmp]
+        else:
+            args += ["--tmpfs", tmp]
     workspace_bind = "--bind" if policy.mode == "workspace-write" else "--ro-bind"
     args += [workspace_bind, str(policy.workspace), str(policy.workspace)]
     for extra in policy.writable:

@@ -3,12 +3,14 @@
 They live with their session, `<state dir>/sessions/<session id>/spill/` (directory 0700, files
 0600), hold redacted text only (see `redact`), disappear with the session
 (`remove_session_files`) and are swept after `SPILL_MAX_AGE_SECS` (`sweep_spill_files`, run
-at the start of `gosling run` and `gosling session`). Any tool that caps its output calls
+at the start of `gosling run` and `gosling session`). The session's sandboxed `/tmp`
+(`session_tmp_dir`) lives beside them and goes the same way. Any tool that caps its output calls
 `open_spill_file(directory, label)`, writes bytes and closes it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -39,6 +41,15 @@ def spill_dir_for(session_id: str | None) -> Path:
     if not name or "/" in name or name.startswith("."):
         raise ValueError(f"not a session id: {name!r}")
     return sessions_state_dir() / name / "spill"
+
+
+def session_tmp_dir(session_id: str) -> Path:
+    """The directory a session's sandboxed commands see as `/tmp` (created 0700 here): it
+    lives with the session's spill files, goes with `gosling sessions rm`, and is swept a
+    week after anything was last added to or removed from its top level."""
+    directory = spill_dir_for(session_id).parent / "tmp"
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return directory
 
 
 class SpillFile:
@@ -117,8 +128,9 @@ def remove_session_files(session_id: str) -> None:
 
 
 def sweep_spill_files(max_age: float = SPILL_MAX_AGE_SECS, now: float | None = None) -> int:
-    """Delete spill files older than `max_age` seconds; returns how many. Cheap: one
-    directory listing per session directory."""
+    """Delete spill files older than `max_age` seconds (returns how many) and sessions'
+    `/tmp` directories untouched for as long. Cheap: one directory listing per session
+    directory."""
     root = sessions_state_dir()
     if not root.is_dir():
         return 0
@@ -129,7 +141,7 @@ def sweep_spill_files(max_age: float = SPILL_MAX_AGE_SECS, now: float | None = N
         try:
             entries = list(os.scandir(spill))
         except OSError:
-            continue
+            entries = []
         for entry in entries:
             try:
                 if entry.is_file(follow_symlinks=False) and entry.stat().st_mtime < cutoff:
@@ -137,9 +149,19 @@ def sweep_spill_files(max_age: float = SPILL_MAX_AGE_SECS, now: float | None = N
                     removed += 1
             except OSError:
                 continue
-        try:
-            spill.rmdir()
-            Path(session.path).rmdir()
-        except OSError:
-            pass
+        _sweep_tmp(Path(session.path) / "tmp", cutoff)
+        for emptied in (spill, Path(session.path)):
+            with contextlib.suppress(OSError):
+                emptied.rmdir()
     return removed
+
+
+def _sweep_tmp(tmp: Path, cutoff: float) -> None:
+    """Remove a session's `/tmp` left untouched since `cutoff` (symlinks in it are removed,
+    never followed)."""
+    try:
+        if tmp.stat().st_mtime >= cutoff:
+            return
+    except OSError:
+        return
+    shutil.rmtree(tmp, ignore_errors=True)

@@ -146,3 +146,34 @@ def test_tool_processes_die_with_gosling(
     assert "Event loop is closed" not in err
     if sig != signal.SIGKILL:
         assert proc.returncode == 130, err
+
+
+@needs_bwrap
+def test_a_sessions_commands_share_one_private_tmp(
+    repo: Path, server: FakeLLMServer, _isolated_home: Path
+) -> None:
+    """A model writes a scratch file to /tmp in one command and uses it in the next (a
+    patch, a repro script): that works within a session, while the machine's /tmp and the
+    next session never see the file."""
+    name = f"gosling-scratch-{os.getpid()}.txt"
+    server.add(
+        tool("developer__shell", command=f"echo kept-between-calls > /tmp/{name}"),
+        tool("developer__shell", command=f"cat /tmp/{name}"),
+        Turn(text="Done."),
+        tool("developer__shell", command=f"cat /tmp/{name} || echo not-in-this-session"),
+        Turn(text="Done."),
+    )
+    args = ("--output-format", "stream-json", "-t")
+    first = gosling(run_args(server, "anthropic", *args, "write then read"), repo)
+    assert first.returncode == 0, first.stderr
+    assert not (Path("/tmp") / name).exists()
+    second = gosling(run_args(server, "anthropic", *args, "read again"), repo)
+    assert second.returncode == 0, second.stderr
+
+    def shell_outputs(stdout: str) -> list[str]:
+        return [json.dumps(e) for e in events(stdout) if e.get("type") == "tool_result"]
+
+    _, read = shell_outputs(first.stdout)
+    assert "kept-between-calls" in read
+    [later] = shell_outputs(second.stdout)
+    assert "not-in-this-session" in later and "kept-between-calls" not in later

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from agent.sandbox import SandboxPolicy
 from agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool
 from agent.tools.developer.output import CapturedOutput
 from agent.tools.developer.process import ShellOutcome, run_command, shell_environment
 from agent.tools.developer.workspace import DeveloperState
-from agent.tools.spill import spill_dir_for
+from agent.tools.spill import session_tmp_dir, spill_dir_for
 
 MAX_TIMEOUT_SECS = 3600.0
 
@@ -43,7 +46,7 @@ def shell_tool(state: DeveloperState) -> Tool:
                 max_lines=settings.max_output_lines,
                 max_bytes=settings.max_output_bytes,
                 spill_dir=settings.spill_dir or spill_dir_for(ctx.session_id),
-                sandbox=settings.sandbox,
+                sandbox=_with_session_tmp(settings.sandbox, ctx.session_id),
             )
         except OSError as exc:
             raise ToolError(f"Could not start the command: {exc}") from None
@@ -54,6 +57,19 @@ def shell_tool(state: DeveloperState) -> Tool:
         return ToolResult.error(text) if outcome.timed_out else ToolResult.text(text)
 
     return shell
+
+
+def _with_session_tmp(
+    sandbox: SandboxPolicy | None, session_id: str | None
+) -> SandboxPolicy | None:
+    """A session's commands share one `/tmp` (a scratch file written by one command is read
+    by the next); a run without a stored session gives each command an empty one."""
+    if sandbox is None or session_id is None or sandbox.tmp is not None:
+        return sandbox
+    try:
+        return replace(sandbox, tmp=session_tmp_dir(session_id))
+    except OSError as exc:
+        raise ToolError(f"Could not prepare the session's /tmp: {exc}") from None
 
 
 def format_outcome(outcome: ShellOutcome, timeout: float) -> str:

@@ -41,6 +41,14 @@ def test_workspace_is_the_only_writable_place_and_tmp_is_private() -> None:
     assert args[args.index("--") + 1 :] == ["bash", "-c", "make test"]
 
 
+def test_a_sessions_tmp_is_mounted_at_tmp_before_the_workspace() -> None:
+    session_tmp = Path("/home/u/.local/state/gosling/sessions/s1/tmp")
+    args = argv(tmp=session_tmp)
+    assert pairs(args, "--bind")[:2] == [str(session_tmp), str(WS)]
+    assert args[args.index(str(session_tmp)) + 1] == "/tmp"
+    assert pairs(args, "--tmpfs") == ["/var/tmp"]
+
+
 def test_read_only_mode_binds_the_workspace_read_only() -> None:
     args = argv(mode="read-only", writable=(WS / "build", Path("/cache")))
     assert str(WS) in pairs(args, "--ro-bind")

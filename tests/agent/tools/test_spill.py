@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools.spill import open_spill_file, spill_dir_for, sweep_spill_files
+from agent.tools.spill import open_spill_file, session_tmp_dir, spill_dir_for, sweep_spill_files
 
 KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIEsecretbody0123456789\n-----END RSA PRIVATE KEY-----\n"
 
@@ -49,3 +49,20 @@ def test_the_sweep_removes_only_old_files() -> None:
     assert sweep_spill_files(now=now) == 1
     assert not old_dir.parent.exists()
     assert (fresh / "gosling-stdout-b.txt").exists()
+
+
+def test_a_sessions_tmp_goes_a_week_after_it_was_last_changed(tmp_path: Path) -> None:
+    now = 1_000_000_000.0
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not the session's")
+    stale, used = session_tmp_dir("stale"), session_tmp_dir("used")
+    (stale / "build").mkdir()
+    (stale / "build" / "a.o").write_text("x")
+    (stale / "link").symlink_to(outside)
+    (used / "repro.py").write_text("print(1)")
+    os.utime(stale, (now - 8 * 86400, now - 8 * 86400))
+    os.utime(used, (now - 86400, now - 86400))
+    sweep_spill_files(now=now)
+    assert not stale.parent.exists()
+    assert outside.read_text() == "not the session's", "a symlink in it is removed, not followed"
+    assert (used / "repro.py").exists()
