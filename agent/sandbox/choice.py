@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.sandbox.policy import SandboxMode, SandboxPolicy
+from agent.sandbox.policy import PRIVATE_TMP, SandboxMode, SandboxPolicy
 from agent.sandbox.probe import BwrapStatus, bwrap_status
 
 
@@ -67,9 +68,33 @@ def choose_sandbox(
         network=network,
         writable=tuple(linked_git_dirs(workspace)) if mode == "workspace-write" else (),
         hidden=tuple(p for p in hidden if p.is_dir()),
+        readable=tuple(toolchain_in_tmp()),
         bwrap=status.path,
     )
     return SandboxChoice(mode, policy)
+
+
+def toolchain_in_tmp(
+    environ: Mapping[str, str] | None = None, prefixes: Iterable[str] | None = None
+) -> list[Path]:
+    """The user's programs that live under `/tmp` or `/var/tmp`, which the sandbox's private
+    tmp would hide: PATH entries there (a `bin` dir as its whole prefix, so a venv keeps
+    its packages) and Python's own prefix (gosling's venv, the interpreter MCP servers are
+    often started with). Never a tmp dir itself, so the rest of it stays private."""
+    env = os.environ if environ is None else environ
+    if prefixes is None:
+        prefixes = {sys.prefix, sys.base_prefix}
+    found: dict[Path, None] = {}
+    candidates = [Path(p) for p in env.get("PATH", "").split(os.pathsep) if p]
+    candidates = [p.parent if p.name == "bin" else p for p in candidates]
+    for given in [*candidates, *(Path(p) for p in prefixes)]:
+        if not given.is_absolute():
+            continue
+        path = given.resolve()
+        for tmp in map(Path, PRIVATE_TMP):
+            if path != tmp and path.is_relative_to(tmp) and path.is_dir():
+                found[path] = None
+    return list(found)
 
 
 def project_root(working_dir: Path) -> Path:

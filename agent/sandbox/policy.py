@@ -51,6 +51,9 @@ class SandboxPolicy:
     """Further directories that stay writable (they must exist)."""
     hidden: tuple[Path, ...] = ()
     """Directories replaced by an empty read-only one (gosling's own config, data, state)."""
+    readable: tuple[Path, ...] = ()
+    """Directories under `/tmp` or `/var/tmp` that stay visible, read-only, over the private
+    one: the user's toolchain when it lives there (a venv on PATH, gosling's own)."""
     tmp: Path | None = None
     """A host directory mounted at `/tmp` (the session's, `agent.tools.spill.session_tmp_dir`);
     None: an empty `/tmp` per process."""
@@ -79,6 +82,9 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, cwd: Path) -> list
             args += ["--bind", str(policy.tmp), tmp]
         else:
             args += ["--tmpfs", tmp]
+    for tool_dir in policy.readable:
+        if not _inside(tool_dir, policy.workspace):
+            args += ["--ro-bind", str(tool_dir), str(tool_dir)]
     workspace_bind = "--bind" if policy.mode == "workspace-write" else "--ro-bind"
     args += [workspace_bind, str(policy.workspace), str(policy.workspace)]
     for extra in policy.writable:

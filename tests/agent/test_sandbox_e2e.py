@@ -177,3 +177,28 @@ def test_a_sessions_commands_share_one_private_tmp(
     assert "kept-between-calls" in read
     [later] = shell_outputs(second.stdout)
     assert "not-in-this-session" in later and "kept-between-calls" not in later
+
+
+@needs_bwrap
+def test_a_venv_under_tmp_on_path_still_runs_in_the_sandbox(
+    tmp_path: Path, repo: Path, server: FakeLLMServer
+) -> None:
+    """A virtualenv in /tmp (outside the project) on PATH: the private /tmp must not hide
+    it, or every `python`/`pytest` the model runs there fails with 'not found'."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "lib").mkdir()
+    (venv / "lib" / "greeting.txt").write_text("hello from the venv\n")
+    script = venv / "bin" / "venv-tool"
+    script.write_text('#!/bin/sh\ncat "$(dirname "$0")/../lib/greeting.txt"\n')
+    script.chmod(0o755)
+    server.add(tool("developer__shell", command="venv-tool"), Turn(text="Done."))
+    env = gosling_env(PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    result = gosling(
+        run_args(server, "openai", "--output-format", "stream-json", "-t", "run it"),
+        repo,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    [output] = [json.dumps(e) for e in events(result.stdout) if e.get("type") == "tool_result"]
+    assert "hello from the venv" in output

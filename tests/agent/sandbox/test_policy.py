@@ -3,6 +3,7 @@ choice of sandbox and what a project config may change."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from agent.sandbox import (
     plan_launch,
     tool_environment,
 )
-from agent.sandbox.choice import linked_git_dirs, project_root
+from agent.sandbox.choice import linked_git_dirs, project_root, toolchain_in_tmp
 from prompts.locations import UserDirs
 
 WS = Path("/home/u/project")
@@ -154,3 +155,19 @@ def test_a_project_config_may_tighten_the_sandbox_never_loosen_it(
     assert settings.sandbox_network is False
     flagged = load_settings(repo, environ={}, dirs=dirs, flags={"sandbox": "off"}).settings
     assert flagged.sandbox == "off"
+
+
+def test_a_toolchain_under_tmp_stays_visible_but_tmp_itself_stays_private(
+    tmp_path: Path,
+) -> None:
+    venv, tools, stray = tmp_path / "venv", tmp_path / "tools", tmp_path / "gone"
+    (venv / "bin").mkdir(parents=True)
+    tools.mkdir()
+    path = os.pathsep.join(
+        [str(venv / "bin"), "/usr/bin", "/tmp", str(tools), "relative/bin", str(stray / "bin")]
+    )
+    found = toolchain_in_tmp({"PATH": path}, prefixes=[str(venv), "/usr", f"{tools}/../venv"])
+    assert found == [venv.resolve(), tools.resolve()]
+    args = argv(readable=tuple(found))
+    assert pairs(args, "--ro-bind")[1:] == [str(venv.resolve()), str(tools.resolve())]
+    assert args.index(str(venv.resolve())) < args.index(str(WS)), "before the workspace"
