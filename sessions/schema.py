@@ -9,6 +9,7 @@ reported and left exactly as it was.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -16,7 +17,6 @@ from pathlib import Path
 
 from sessions.errors import CorruptStore, SchemaTooNew, StoreUnusable
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 _MOVE_ASIDE = (
     "Move it aside (for example rename it to sessions.db.broken) and gosling will start a new "
     "one, or restore it from a backup."
@@ -116,15 +116,15 @@ def probe(path: Path) -> None:
         return
     if size == 0:
         return
-    try:
-        with path.open("rb") as handle:
-            magic = handle.read(len(_SQLITE_MAGIC))
-    except OSError as exc:
+    # Never open the file other than through SQLite: closing any descriptor of it drops
+    # every POSIX lock this process holds on it, the locks of another store's connection
+    # included, and another process would then take the WAL for unused and delete it.
+    if path.is_dir():
         raise StoreUnusable(
-            path, f"it cannot be read ({exc.strerror})", "Check the file's permissions."
-        ) from exc
-    if magic != _SQLITE_MAGIC:
-        raise CorruptStore(path, "it is not an SQLite database", _MOVE_ASIDE)
+            path, "it cannot be read (it is a directory)", "Move the directory aside."
+        )
+    if not os.access(path, os.R_OK):
+        raise StoreUnusable(path, "it cannot be read", "Check the file's permissions.")
     try:
         conn = sqlite3.connect(read_only_uri(path), uri=True, isolation_level=None)
     except sqlite3.Error as exc:
@@ -142,6 +142,8 @@ def probe(path: Path) -> None:
             if found > LATEST_VERSION:
                 raise SchemaTooNew(path, found, LATEST_VERSION)
     except sqlite3.DatabaseError as exc:
+        if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_NOTADB:
+            raise CorruptStore(path, "it is not an SQLite database", _MOVE_ASIDE) from exc
         raise CorruptStore(path, f"SQLite cannot read it ({exc})", _MOVE_ASIDE) from exc
     finally:
         conn.close()

@@ -262,3 +262,25 @@ def test_a_full_disk_when_taking_the_writer_lock(
         monkeypatch.undo()
         store.open_for_writing(session.id)  # space is back: the session resumes
         store.append_messages(session.id, [Message.user("resumed")])
+
+
+def test_a_second_store_on_the_same_file_keeps_the_first_ones_locks(tmp_path: Path) -> None:
+    """A program holding two stores on one database (a library user, a server opening one per
+    request): opening the second must not drop the first connection's locks. If it does, the
+    next process to close the database believes it is the last user, checkpoints and deletes
+    the write-ahead log that the first store is still writing to."""
+    db = tmp_path / "sessions.db"
+    wal = tmp_path / "sessions.db-wal"
+    with SqliteSessionStore(db) as first:
+        session = first.create(working_dir=tmp_path)
+        first.append_messages(session.id, [Message.user("before")])
+        with SqliteSessionStore(db) as second:
+            assert [m.text for m in second.load_messages(session.id)] == ["before"]
+            assert wal.exists()
+            other = f"from sessions import SqliteSessionStore as S; S({str(db)!r}).close()"
+            subprocess.run([sys.executable, "-c", other], check=True, cwd=Path.cwd())
+            assert wal.exists(), "another process took the open database for unused"
+            first.append_messages(session.id, [Message.user("after")])
+    with SqliteSessionStore(db) as store:
+        assert [m.text for m in store.load_messages(session.id)] == ["before", "after"]
+        assert store.check_integrity() == []
