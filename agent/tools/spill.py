@@ -44,11 +44,12 @@ def spill_dir_for(session_id: str | None) -> Path:
 
 
 def session_tmp_dir(session_id: str) -> Path:
-    """The directory a session's sandboxed commands see as `/tmp` (created 0700 here): it
-    lives with the session's spill files, goes with `gosling sessions rm`, and is swept a
-    week after anything was last added to or removed from its top level."""
+    """The directory a session's sandboxed commands see as `/tmp` (created 0700 here, and
+    touched on every use): it lives with the session's spill files, goes with
+    `gosling sessions rm`, and is swept a week after the session last ran a command."""
     directory = spill_dir_for(session_id).parent / "tmp"
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.utime(directory)
     return directory
 
 
@@ -157,8 +158,8 @@ def sweep_spill_files(max_age: float = SPILL_MAX_AGE_SECS, now: float | None = N
 
 
 def _sweep_tmp(tmp: Path, cutoff: float) -> None:
-    """Remove a session's `/tmp` left untouched since `cutoff` (symlinks in it are removed,
-    never followed)."""
+    """Remove a session's `/tmp` unused since `cutoff` (symlinks in it are removed, never
+    followed)."""
     try:
         if tmp.stat().st_mtime >= cutoff:
             return

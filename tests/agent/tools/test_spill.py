@@ -51,7 +51,7 @@ def test_the_sweep_removes_only_old_files() -> None:
     assert (fresh / "gosling-stdout-b.txt").exists()
 
 
-def test_a_sessions_tmp_goes_a_week_after_it_was_last_changed(tmp_path: Path) -> None:
+def test_a_sessions_tmp_goes_a_week_after_the_sessions_last_command(tmp_path: Path) -> None:
     now = 1_000_000_000.0
     outside = tmp_path / "outside.txt"
     outside.write_text("not the session's")
