@@ -267,18 +267,21 @@ async def _drive_gosling(
         [reply] * (3 * steps + 10), model_config=ModelConfig("bench-model", context_limit=WINDOW)
     )
     tools = ExtensionManager([BuiltinExtension("developer", [shell]), context_extension()])
-    with tempfile.TemporaryDirectory() as tmp:
-        agent = Agent(
-            provider,
-            tools=tools,
-            config=Settings(max_turns=steps + 10, prompt_cache=family, **settings),
-            working_dir=Path(tmp),
-            clock=lambda: datetime(2026, 12, 1, 12, 0, tzinfo=UTC),
-        )
-        session = agent.new_session()
-        async for _ in agent.reply(session, TASK):
-            pass
-        await session.close()
+    # A fixed name: the working dir is in every turn's context, and a random one would move
+    # the token counts by a few hundred from run to run.
+    project = Path(tempfile.gettempdir()) / "gosling-bench-project"
+    project.mkdir(exist_ok=True)
+    agent = Agent(
+        provider,
+        tools=tools,
+        config=Settings(max_turns=steps + 10, prompt_cache=family, **settings),
+        working_dir=project,
+        clock=lambda: datetime(2026, 12, 1, 12, 0, tzinfo=UTC),
+    )
+    session = agent.new_session()
+    async for _ in agent.reply(session, TASK):
+        pass
+    await session.close()
     return provider.requests
 
 
