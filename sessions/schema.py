@@ -95,15 +95,22 @@ def read_only_uri(path: Path) -> str:
     return path.resolve().as_uri() + ("?mode=ro" if wal.exists() else "?immutable=1")
 
 
+def has_latest_schema(conn: sqlite3.Connection) -> bool:
+    """A plain read: no write lock, so in WAL mode it never waits for a writer."""
+    if not conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone():
+        return False
+    return bool(
+        conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == LATEST_VERSION
+    )
+
+
 def schema_is_current(path: Path) -> bool:
     """Whether the (probed) file already has the latest schema, so it can be read as it is."""
     conn = sqlite3.connect(read_only_uri(path), uri=True, isolation_level=None)
     try:
-        return bool(
-            conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_version'").fetchone()
-        ) and conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == (
-            LATEST_VERSION
-        )
+        return has_latest_schema(conn)
     finally:
         conn.close()
 
@@ -150,7 +157,11 @@ def probe(path: Path) -> None:
 
 
 def migrate(conn: sqlite3.Connection, path: Path) -> None:
-    """Bring the schema to `LATEST_VERSION` in one immediate transaction."""
+    """Bring the schema to `LATEST_VERSION` in one immediate transaction. A current schema
+    (every open but the first) is found by a read, without taking the write lock: opening a
+    store never waits for another process's write."""
+    if has_latest_schema(conn):
+        return
     conn.execute("BEGIN IMMEDIATE")
     try:
         has_table = conn.execute(

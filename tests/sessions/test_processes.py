@@ -52,6 +52,21 @@ def test_a_reader_process_follows_a_writer_process(db_path: Path, spawn: Spawn) 
     assert midway_reads > 0, "the reader never ran while the writer was writing"
 
 
+def test_opening_the_store_does_not_wait_for_another_process_writing(
+    db_path: Path, spawn: Spawn
+) -> None:
+    """`gosling session list` (or the next batch task) while another process is in the
+    middle of a commit: the schema is current, so opening takes no write lock and reads."""
+    session_id = _new_session(db_path)
+    writer = spawn("lock", str(db_path), session_id)
+    assert _line(writer) == "ready"
+    for _ in range(2):
+        # A lock wait would outlast this and fail the open ("database is locked").
+        with SqliteSessionStore(db_path, busy_timeout=0.05) as reader:
+            assert [s.id for s in reader.list_sessions()] == [session_id]
+    assert writer.poll() is None, "the writer gave up its lock before the readers opened"
+
+
 def test_a_session_held_by_a_live_process_is_refused(db_path: Path, spawn: Spawn) -> None:
     session_id = _new_session(db_path)
     holder = spawn("hold", str(db_path), session_id)

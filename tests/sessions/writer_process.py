@@ -2,10 +2,12 @@
 
     python -m tests.sessions.writer_process append DB SESSION TURNS   (TURNS 0 = forever)
     python -m tests.sessions.writer_process hold DB SESSION
+    python -m tests.sessions.writer_process lock DB SESSION
 
 `append` commits one turn at a time (an assistant tool call, its result and a usage record)
 and prints the ids of the turn's messages only after the commit returned. `hold` takes the
-session's writer lease, prints "ready" and keeps it until stdin closes.
+session's writer lease, prints "ready" and keeps it until stdin closes. `lock` holds the
+database's write lock (a commit in progress), prints "ready" and keeps it until stdin closes.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import itertools
 import os
 import signal
+import sqlite3
 import sys
 from typing import TextIO
 
@@ -70,9 +73,21 @@ def hold(db: str, session_id: str) -> None:
         sys.stdin.read()
 
 
+def lock(db: str) -> None:
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    sys.stdin.read()
+    conn.execute("ROLLBACK")
+    conn.close()
+
+
 if __name__ == "__main__":
     command, db, session_id, *rest = sys.argv[1:]
     if command == "append":
         append(db, session_id, int(rest[0]))
+    elif command == "lock":
+        lock(db)
     else:
         hold(db, session_id)
