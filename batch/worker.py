@@ -160,9 +160,27 @@ def warm_up(sdks: Iterable[str] = ALL_SDKS) -> None:
         TokenCounter().count_text("warm")
         shared_tls_context()
         render_source("{{ warm }}", warm="")  # jinja's environment and lexer
+        _warm_first_run()
         _warmed.add("")
     rehearse(todo)
     _warmed.update(todo)
+
+
+def _warm_first_run() -> None:
+    """What a run otherwise does once per process, on its first task: probe the sandbox
+    (a subprocess), compile the system prompt's template, build the built-in tools'
+    argument models. Each result depends on the machine and the code, never on a task."""
+    from agent.sandbox.probe import bwrap_status
+    from agent.system_prompt import build_system_prompt
+    from agent.tools.developer import developer_extension
+    from agent.tools.recall import context_extension
+
+    bwrap_status()
+    developer_extension()
+    context_extension()
+    build_system_prompt(
+        working_dir=Path.cwd(), hints="", tool_names=[], chat_mode=False, extension_instructions={}
+    )
 
 
 def _flags(task: TaskSpec, defaults: RunDefaults) -> dict[str, Any]:
