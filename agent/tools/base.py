@@ -7,9 +7,10 @@ Only cancellation propagates, so that a cancelled turn really stops.
 
 from __future__ import annotations
 
+import copy
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -163,10 +164,8 @@ class FunctionTool(Tool):
         if not self.description:
             raise ValueError(f"tool {self.name!r} needs a description (write a docstring)")
         self.annotations = annotations or ToolAnnotations()
-        self.model, self._injected = arguments_model(
-            fn, skip=lambda hint: hint is ToolContext, model_name=f"{self.name}_arguments"
-        )
-        self.input_schema = model_schema(self.model)
+        self.model, self._injected, schema = _signature(fn, f"{self.name}_arguments")
+        self.input_schema = copy.deepcopy(schema)
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
@@ -176,6 +175,44 @@ class FunctionTool(Tool):
         values = {name: getattr(parsed, name) for name in type(parsed).model_fields}
         values.update(dict.fromkeys(self._injected, ctx))
         return as_result(await self.fn(**values))
+
+
+_SIGNATURES: dict[Hashable, tuple[type[BaseModel], tuple[str, ...], dict[str, Any]]] = {}
+"""Argument models by what they are made from. Tools that close over a run's state are made
+again for every run (a `gosling batch` worker makes them for every task); building their
+pydantic models and schemas is the costly part, and it depends only on the code."""
+_SIGNATURES_MAX = 512
+
+
+def _signature(
+    fn: ToolFunction, model_name: str
+) -> tuple[type[BaseModel], tuple[str, ...], dict[str, Any]]:
+    """`fn`'s argument model, injected parameters and JSON schema, built once per definition
+    (same code, defaults, annotations and docstring) in a process."""
+    try:
+        key: Hashable = (
+            fn.__code__,
+            id(fn.__globals__),
+            fn.__defaults__,
+            tuple(sorted((fn.__kwdefaults__ or {}).items())),
+            tuple(fn.__annotations__.items()),
+            fn.__doc__,
+            model_name,
+        )
+        hash(key)
+    except (AttributeError, TypeError):  # not a plain function, or unhashable defaults
+        key = None
+    if key is not None and key in _SIGNATURES:
+        return _SIGNATURES[key]
+    model, injected = arguments_model(
+        fn, skip=lambda hint: hint is ToolContext, model_name=model_name
+    )
+    built = (model, injected, model_schema(model))
+    if key is not None:
+        if len(_SIGNATURES) >= _SIGNATURES_MAX:
+            _SIGNATURES.clear()
+        _SIGNATURES[key] = built
+    return built
 
 
 def tool(

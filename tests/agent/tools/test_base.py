@@ -13,6 +13,7 @@ from agent.tools import (
     TOOL_NAME_PATTERN,
     BuiltinExtension,
     ExtensionManager,
+    FunctionTool,
     ToolContext,
     ToolError,
     ToolResult,
@@ -79,6 +80,34 @@ async def test_a_valid_call_injects_the_context(tmp_path: Path) -> None:
     result = await greet.call({"name": "ada", "times": 2}, context(tmp_path))
     assert not result.is_error
     assert result.text_content() == f"hello ada from {tmp_path.name} hello ada from {tmp_path.name}"
+
+
+def _counting_tool(start: int) -> FunctionTool:
+    """A tool made afresh for every run, closing over the run's settings (as the developer
+    tools do)."""
+
+    @tool()
+    async def count(ctx: ToolContext, first: int = start) -> str:
+        """Count from a number.
+
+        Args:
+            first: Where to start.
+        """
+        return f"{first} in {ctx.working_dir.name}"
+
+    return count
+
+
+async def test_tools_made_for_each_run_keep_their_own_defaults_and_schema(
+    tmp_path: Path,
+) -> None:
+    first, again, other = _counting_tool(5), _counting_tool(5), _counting_tool(7)
+    assert first.input_schema["properties"]["first"]["default"] == 5
+    assert other.input_schema["properties"]["first"]["default"] == 7
+    assert (await other.call({}, context(tmp_path))).text_content() == f"7 in {tmp_path.name}"
+    first.input_schema["properties"]["first"]["description"] = "changed by one run"
+    assert again.input_schema["properties"]["first"]["description"] == "Where to start."
+    assert "ctx" not in again.input_schema["properties"]
 
 
 @pytest.mark.parametrize(
