@@ -21,12 +21,15 @@ from collections.abc import Iterable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.cli.errors import EXIT_ERROR, EXIT_INTERRUPTED
 from batch.tasks import TaskSpec
 from batch.workdir import PrepareFailed, PrepareTimedOut, prepare_working_dir
-from providers.retry import SharedBackoff, sharing_backoff
+
+if TYPE_CHECKING:
+    # The driver imports this module for `Job` and `TaskOutcome`; it needs no provider code.
+    from providers.retry import SharedBackoff
 
 EXIT_TIMEOUT = 124
 """A task that ran out of its `timeout_s` (as `timeout(1)` reports it)."""
@@ -318,6 +321,8 @@ def killed_past_timeout(job: Job, pid: int) -> TaskOutcome:
 def run_task(job: Job, backoff: SharedBackoff | None = None) -> TaskOutcome:
     """Run one task start to finish; every failure of the task itself becomes its result
     (only the death of the process running it escapes, and the batch retries that)."""
+    from providers.retry import sharing_backoff
+
     task = job.task
     started = time.monotonic()
     timeout = task_timeout(job)
