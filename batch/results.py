@@ -13,14 +13,15 @@ import os
 from pathlib import Path
 from typing import Any
 
+# Imported with the driver's other modules, while the forkserver warms up on the other core
+# and the driver only waits for it; imported at the first result instead, it would take CPU
+# from the workers just as eight of them finish and eight start.
+from sessions.files import write_private
+
 RESULTS = "results.jsonl"
 
 
 def _write_whole(path: Path, text: str) -> None:
-    # Imported here: the driver needs the session package only once a task has finished,
-    # not while the forkserver starts (see batch/forkserver.py).
-    from sessions.files import write_private
-
     path.parent.mkdir(parents=True, exist_ok=True)
     write_private(path, text)
 
