@@ -10,6 +10,7 @@ captured output.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import logging
@@ -172,18 +173,26 @@ def warm_up(sdks: Iterable[str] = ALL_SDKS) -> None:
 def _warm_first_run() -> None:
     """What a run otherwise does once per process, on its first task: probe the sandbox
     (a subprocess), compile the system prompt's template, build the built-in tools'
-    argument models. Each result depends on the machine and the code, never on a task."""
+    argument models. Each result depends on the machine and the code, never on a task.
+    Best effort: a step that fails here (a user's prompt template that does not parse)
+    fails again in every task, which reports it with its fix."""
     from agent.sandbox.probe import bwrap_status
     from agent.system_prompt import build_system_prompt
     from agent.tools.developer import developer_extension
     from agent.tools.recall import context_extension
 
-    bwrap_status()
-    developer_extension()
-    context_extension()
-    build_system_prompt(
-        working_dir=Path.cwd(), hints="", tool_names=[], chat_mode=False, extension_instructions={}
-    )
+    def system_prompt() -> None:
+        build_system_prompt(
+            working_dir=Path.cwd(),
+            hints="",
+            tool_names=[],
+            chat_mode=False,
+            extension_instructions={},
+        )
+
+    for step in (bwrap_status, developer_extension, context_extension, system_prompt):
+        with contextlib.suppress(Exception):
+            step()
 
 
 def _flags(task: TaskSpec, defaults: RunDefaults) -> dict[str, Any]:

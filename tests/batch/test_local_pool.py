@@ -4,6 +4,7 @@ real SDKs against the loopback fake server."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -151,3 +152,28 @@ def test_a_worker_that_ignores_its_task_timeout_is_killed_and_replaced(
     assert "the worker did not stop, so it was killed" in stuck["error"]
     assert (after["exit_code"], after["final_text"]) == (0, "Done after.")
     assert after["worker"] != stuck["worker"]  # a fresh worker took the next task
+
+
+def test_a_broken_prompt_template_fails_each_task_with_its_fix_not_the_workers(
+    tmp_path: Path, server: FakeLLMServer
+) -> None:
+    """The workers' warm-up renders the system prompt once, before any task; a user's
+    override that does not parse must still be each task's own error, naming the file."""
+    template = Path(os.environ["GOSLING_HOME"]) / "config" / "prompts" / "system.md"
+    template.parent.mkdir(parents=True)
+    template.write_text("You are {% if %} broken.\n")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [{"id": f"t{n}", "prompt": "[never answered]"} for n in range(2)],
+    )
+
+    run = gosling_batch(tasks, tmp_path / "out", server, "--workers", "2")
+
+    assert run.returncode == 1, run.stderr
+    done = results(tmp_path / "out")
+    assert set(done) == {"t0", "t1"}
+    for result in done.values():
+        assert (result["exit_code"], result["attempts"]) == (1, 1)
+        assert str(template) in result["error"] and "fix or delete the file" in result["error"]
+    assert "worker process died" not in run.stderr
+    assert server.model_requests() == []
