@@ -46,7 +46,10 @@ def _serve(
     from batch.worker import run_task, sdk_modules, warm_up
 
     backoff = LocalBackoff(until)
-    warm_up(sdk_modules(providers))  # done already in a worker forked from a warm forkserver
+    # Done already in a worker forked from a warm forkserver. Best effort: what fails here (a
+    # CA bundle that cannot be loaded) fails again in each task, which reports it with its fix.
+    with contextlib.suppress(Exception):
+        warm_up(sdk_modules(providers))
     while True:
         try:
             job = conn.recv()

@@ -278,8 +278,7 @@ def _session_files(session_id: str) -> tuple[str, dict[str, int]]:
     from agent.runtime import open_store
     from sessions import export_session
 
-    # Opened per task and closed before the next run opens its own: two stores open on one
-    # file in one process can drop each other's SQLite locks (see batch/README.md).
+    # Opened per task and closed before the next run opens its own (see batch/README.md).
     with open_store() as store:
         text = export_session(store, session_id, "jsonl")
         totals = store.get(session_id).tokens

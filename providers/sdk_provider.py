@@ -60,10 +60,25 @@ def ensure_base_url_allowed(url: str, *, provider: str) -> None:
 def shared_tls_context() -> Any:
     """One verified TLS context per process, shared by every SDK client. Building one reads
     the CA bundle (tens of milliseconds), and a `gosling batch` worker builds a client for
-    every task."""
+    every task. A CA bundle that cannot be loaded is the user's setting to fix, named."""
+    import ssl
+
     import httpx2
 
-    return httpx2.create_ssl_context()
+    try:
+        return httpx2.create_ssl_context()
+    except (OSError, ssl.SSLError) as exc:
+        where = [f"{var}={os.environ[var]}" for var in _CA_VARS if os.environ.get(var)]
+        source = ", ".join(where) or "the default CA bundle"
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise ProviderConfigError(
+            f"cannot load the TLS certificates from {source} ({reason}); point "
+            f"{' or '.join(_CA_VARS)} at a readable PEM bundle or directory, or unset them"
+        ) from exc
+
+
+_CA_VARS = ("SSL_CERT_FILE", "SSL_CERT_DIR")
+"""The variables that choose where verified connections find their CA certificates."""
 
 
 def parse_tool_arguments(raw: str) -> tuple[dict[str, Any], str | None]:

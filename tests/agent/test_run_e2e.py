@@ -351,3 +351,17 @@ def test_tool_output_cannot_forge_a_turn_in_the_summarizer_transcript(
     assert [r["role"] for r in forged_in] == ["user"]
     assert forged_in[0]["content"][0].startswith("tool_response: ")
     assert all(r["role"] in ("user", "assistant") for r in records)
+
+
+def test_a_ca_bundle_that_cannot_be_loaded_is_one_error_naming_the_variable(
+    repo: Path, server: FakeLLMServer, tmp_path: Path
+) -> None:
+    missing = tmp_path / "corporate-ca.pem"
+    result = gosling(
+        run_args(server, "anthropic", "-t", "hi"), repo, env=gosling_env(SSL_CERT_FILE=str(missing))
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert f"SSL_CERT_FILE={missing}" in result.stderr
+    assert "point SSL_CERT_FILE or SSL_CERT_DIR at a readable PEM bundle" in result.stderr
+    assert server.model_requests() == []

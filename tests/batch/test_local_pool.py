@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.batch.helpers import (
+    batch_env,
     gosling_batch,
     portable,
     results,
@@ -175,5 +176,31 @@ def test_a_broken_prompt_template_fails_each_task_with_its_fix_not_the_workers(
     for result in done.values():
         assert (result["exit_code"], result["attempts"]) == (1, 1)
         assert str(template) in result["error"] and "fix or delete the file" in result["error"]
+    assert "worker process died" not in run.stderr
+    assert server.model_requests() == []
+
+
+def test_a_ca_bundle_that_cannot_be_loaded_fails_each_task_with_its_fix(
+    tmp_path: Path, server: FakeLLMServer
+) -> None:
+    """SSL_CERT_FILE pointing at a file that is gone: the workers' warm-up meets it before
+    any task; the batch must still report it per task, naming the variable, not lose its
+    workers and retry."""
+    missing = tmp_path / "corporate-ca.pem"
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [{"id": f"t{n}", "prompt": "[never answered]"} for n in range(2)],
+    )
+
+    run = gosling_batch(
+        tasks, tmp_path / "out", server, "--workers", "2", env=batch_env(SSL_CERT_FILE=str(missing))
+    )
+
+    assert run.returncode == 1, run.stderr
+    done = results(tmp_path / "out")
+    assert set(done) == {"t0", "t1"}
+    for result in done.values():
+        assert (result["exit_code"], result["attempts"]) == (1, 1)
+        assert f"SSL_CERT_FILE={missing}" in result["error"]
     assert "worker process died" not in run.stderr
     assert server.model_requests() == []
