@@ -128,6 +128,11 @@ def remove_session_files(session_id: str) -> None:
     shutil.rmtree(spill_dir_for(session_id).parent, ignore_errors=True)
 
 
+def remove_session_tmp(session_id: str) -> None:
+    """Delete a session's `/tmp` now (a batch task's, once the task is over)."""
+    shutil.rmtree(spill_dir_for(session_id).parent / "tmp", ignore_errors=True)
+
+
 def sweep_spill_files(max_age: float = SPILL_MAX_AGE_SECS, now: float | None = None) -> int:
     """Delete spill files older than `max_age` seconds (returns how many) and sessions'
     `/tmp` directories untouched for as long. Cheap: one directory listing per session

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.agent.sandbox.conditions import needs_bwrap
 from tests.batch.helpers import (
     batch_env,
     gosling_batch,
@@ -19,7 +20,7 @@ from tests.batch.helpers import (
     tool,
     write_tasks,
 )
-from tests.fakes import FakeLLMServer
+from tests.fakes import FakeLLMServer, Turn
 
 RUN_JSON_KEYS = {
     "session_id",
@@ -204,3 +205,25 @@ def test_a_ca_bundle_that_cannot_be_loaded_fails_each_task_with_its_fix(
         assert f"SSL_CERT_FILE={missing}" in result["error"]
     assert "worker process died" not in run.stderr
     assert server.model_requests() == []
+
+
+@needs_bwrap
+def test_a_tasks_scratch_tmp_is_shared_by_its_commands_and_gone_when_it_ends(
+    tmp_path: Path, server: FakeLLMServer
+) -> None:
+    server.add_conversation(
+        "[scratch]",
+        tool("developer__shell", command="echo from-the-first-command > /tmp/notes.txt"),
+        tool("developer__shell", command="cat /tmp/notes.txt"),
+        Turn(text="Read the notes."),
+    )
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [{"id": "t0", "prompt": "[scratch] go"}])
+
+    run = gosling_batch(tasks, tmp_path / "out", server, "--workers", "1")
+
+    assert run.returncode == 0, run.stderr
+    result = results(tmp_path / "out")["t0"]
+    read = json.dumps(server.model_requests()[-1].body)
+    assert "from-the-first-command" in read
+    state = Path(os.environ["GOSLING_HOME"]) / "state" / "sessions" / result["session_id"]
+    assert not (state / "tmp").exists()
