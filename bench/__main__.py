@@ -93,19 +93,25 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     results: dict[str, Any] = {
         "machine": {"python": platform.python_version(), "platform": platform.platform()},
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "started": started,
+        "area_started": {},
     }
     modules = {}
     for area in wanted:
         print(f"[bench] {area} ...", file=sys.stderr, flush=True)
+        results["area_started"][area] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         results[area] = _run_area(area)
         modules[area] = importlib.import_module(f"bench.bench_{area}")
     out = HERE / "results.json"
     if areas and out.exists():
+        # A partial run replaces only its areas; `started` stays the last full run's, and
+        # `area_started` says when each area's figures were taken.
         merged = json.loads(out.read_text())
-        merged.update(results)
+        merged.setdefault("area_started", {}).update(results["area_started"])
+        merged.update({k: v for k, v in results.items() if k not in ("started", "area_started")})
         results = merged
     out.write_text(json.dumps(results, indent=2) + "\n")
     rows: list[tuple[str, str]] = []
