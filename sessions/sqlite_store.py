@@ -126,7 +126,15 @@ class SqliteSessionStore:
     @classmethod
     def open_default(cls, data_dir: Path, **options: Any) -> SqliteSessionStore:
         """The store at `<data_dir>/sessions.db`; the directory is made private (0700)."""
-        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnusable(
+                data_dir / DEFAULT_FILENAME,
+                f"its directory cannot be made ({exc.strerror or exc}: {exc.filename or data_dir})",
+                "Point GOSLING_HOME (or XDG_DATA_HOME) at a directory you can write, or move "
+                "what is in the way aside.",
+            ) from exc
         if data_dir.stat().st_mode & 0o777 != 0o700:
             # A read-only directory cannot be made private; the store then only reads.
             with contextlib.suppress(OSError):

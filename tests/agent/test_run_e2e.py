@@ -365,3 +365,18 @@ def test_a_ca_bundle_that_cannot_be_loaded_is_one_error_naming_the_variable(
     assert f"SSL_CERT_FILE={missing}" in result.stderr
     assert "point SSL_CERT_FILE or SSL_CERT_DIR at a readable PEM bundle" in result.stderr
     assert server.model_requests() == []
+
+
+def test_a_gosling_home_that_is_a_file_is_one_error_with_the_fix(
+    repo: Path, server: FakeLLMServer, tmp_path: Path
+) -> None:
+    home = tmp_path / "gosling-home"
+    home.write_text("not a directory\n")
+    result = gosling(
+        run_args(server, "anthropic", "-t", "hi"), repo, env=gosling_env(GOSLING_HOME=str(home))
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "Not a directory" in result.stderr and "Point GOSLING_HOME" in result.stderr
+    assert home.read_text() == "not a directory\n"
+    assert server.model_requests() == []
