@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import shutil
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -94,6 +96,8 @@ class McpExtension:
         self._scope: anyio.CancelScope | None = None
         self._stop = asyncio.Event()
         self.stopped_reason: str | None = None
+        self._log_offset = 0
+        """Where this start's output begins in the (appended) log file."""
 
     @property
     def name(self) -> str:
@@ -165,6 +169,8 @@ class McpExtension:
         import anyio
 
         closed = asyncio.Event()
+        with contextlib.suppress(OSError):
+            self._log_offset = self.log_path.stat().st_size
         try:
             with anyio.CancelScope() as self._scope:
                 async with contextlib.AsyncExitStack() as stack:
@@ -178,10 +184,12 @@ class McpExtension:
                         self._mark_stopped("the server exited")
         except Exception as exc:
             if not ready.done():
+                said = last_words(self.log_path, self._log_offset)
                 ready.set_exception(
                     McpStartError(
                         f"extension {self.name!r} failed to start ({self.config.describe()}): "
-                        f"{describe_error(exc)}; see {self.log_path}"
+                        f"{describe_error(exc)}{f'; it said: {said}' if said else ''}; "
+                        f"see {self.log_path}"
                     )
                 )
             else:
@@ -210,11 +218,12 @@ class McpExtension:
         from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
         sandbox = self.sandbox and mcp_policy(self.sandbox, network=config.network)
+        cwd = Path(config.cwd or self.working_dir)
+        env = tool_environment(get_default_environment(), keep=config.env)
+        # Under bubblewrap a missing program only shows as a server that hung up at once.
+        require_program(str(config.command), cwd=cwd, path=env.get("PATH"))
         self._launch = launch = plan_launch(
-            [str(config.command), *config.args],
-            cwd=Path(config.cwd or self.working_dir),
-            env=tool_environment(get_default_environment(), keep=config.env),
-            sandbox=sandbox,
+            [str(config.command), *config.args], cwd=cwd, env=env, sandbox=sandbox
         )
         params = StdioServerParameters(
             command=launch.argv[0], args=list(launch.argv[1:]), env=launch.env, cwd=launch.cwd
@@ -373,3 +382,34 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, FileNotFoundError | PermissionError) and exc.filename:
         return f"cannot run {exc.filename!r}: {exc.strerror}"
     return text
+
+
+def require_program(command: str, *, cwd: Path, path: str | None) -> None:
+    """Raise FileNotFoundError, named, when `command` is not a program that can run."""
+    if "/" in command:
+        found = (cwd / command).is_file()
+    else:
+        found = shutil.which(command, path=path) is not None
+    if not found:
+        raise FileNotFoundError(errno.ENOENT, "no such program on PATH or at that path", command)
+
+
+def last_words(log_path: Path, offset: int, limit: int = 300) -> str:
+    """The last line a server wrote to its log since `offset` (a traceback's last line names
+    the error), cut to `limit` characters, control characters and secrets replaced; empty
+    when it wrote nothing."""
+    try:
+        with log_path.open("rb") as log:
+            log.seek(offset)
+            tail = log.read()[-8192:]
+    except OSError:
+        return ""
+    lines = [line.strip() for line in tail.decode("utf-8", "replace").splitlines()]
+    lines = [line for line in lines if line]
+    if not lines:
+        return ""
+    from redact import redact
+
+    # The server's own text, shown on the user's terminal: no escape sequences, no secrets.
+    printable = "".join(ch if ch.isprintable() else "?" for ch in lines[-1][:limit])
+    return redact(printable)

@@ -17,8 +17,10 @@ from typing import Any
 
 import pytest
 
+from agent.sandbox import choose_sandbox
 from agent.tools import ExtensionConfig, ExtensionEvent, ExtensionManager, ToolContext
 from prompts.locations import user_dirs
+from tests.agent.sandbox.conditions import needs_bwrap
 from tests.agent.tools.processes import children_running, wait_until
 
 pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="process checks read /proc")
@@ -79,7 +81,11 @@ async def test_failed_and_dying_servers_are_reported_and_their_tools_removed(
             [
                 server("time", "mcp_server_time"),
                 ExtensionConfig("missing", command=str(tmp_path / "no-such-server")),
-                ExtensionConfig("quits", command=sys.executable, args=("-c", "pass")),
+                ExtensionConfig(
+                    "quits",
+                    command=sys.executable,
+                    args=("-c", "import sys; sys.exit('no config at /etc/srv.toml\\x1b[2J')"),
+                ),
                 hanging,
             ],
             tmp_path,
@@ -87,9 +93,11 @@ async def test_failed_and_dying_servers_are_reported_and_their_tools_removed(
         by_name = {e.extension: e for e in manager.events}
         assert by_name["time"].kind == "started"
         assert by_name["missing"].kind == "failed"
-        assert "No such file or directory" in by_name["missing"].message
+        assert "no-such-server': no such program" in by_name["missing"].message
         assert by_name["quits"].kind == "failed"
         assert "closed the connection" in by_name["quits"].message
+        # What it printed last, without the escape sequence it tried on the terminal.
+        assert "it said: no config at /etc/srv.toml?[2J;" in by_name["quits"].message
         assert by_name["hangs"].kind == "failed"
         assert "did not start within 0.5s" in by_name["hangs"].message
         assert children_running("cat > /dev/null") == []
@@ -165,3 +173,19 @@ async def test_streamable_http_server_with_headers_and_a_call_timeout(tmp_path: 
     finally:
         web.should_exit = True
         await serving
+
+
+@needs_bwrap
+async def test_a_missing_program_is_named_inside_the_sandbox_too(tmp_path: Path) -> None:
+    """Under bubblewrap a program that does not exist only showed as a server that hung up."""
+    sandbox = choose_sandbox("workspace-write", workspace=tmp_path).policy
+    manager = ExtensionManager(log_dir=tmp_path / "logs")
+    try:
+        await manager.start_mcp(
+            [ExtensionConfig("typo", command="mcp-server-tiem")], tmp_path, sandbox=sandbox
+        )
+        [event] = manager.events
+        assert event.kind == "failed"
+        assert "cannot run 'mcp-server-tiem': no such program" in event.message
+    finally:
+        await manager.close()
