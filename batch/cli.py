@@ -45,6 +45,23 @@ def _forwarded_env(names: tuple[str, ...]) -> dict[str, str]:
     return {name: os.environ[name] for name in names}
 
 
+def _require_data_dir() -> None:
+    """The local workers share this machine's session store: a data directory that cannot be
+    made is one error before any task runs, not the same error once per task."""
+    from prompts.locations import user_dirs
+
+    data = user_dirs().data
+    try:
+        data.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        click.echo(
+            f"error: cannot make gosling's data directory {data} ({exc.strerror or exc}); "
+            "point GOSLING_HOME (or XDG_DATA_HOME) at a directory you can write",
+            err=True,
+        )
+        sys.exit(1)
+
+
 def _start_forkserver_early(tasks_file: Path, provider: str | None) -> None:
     """The local pool's forkserver imports the SDKs for about 1.5 s; start it before the
     driver's own imports and the task file's checks, which then run alongside."""
@@ -168,6 +185,7 @@ def batch_command(
     if ray_address is None:
         from batch.local_pool import LocalPool
 
+        _require_data_dir()
         providers = sorted({task.provider or provider for task in tasks}, key=str)
         backend = LocalPool(workers or 4, out.root / "logs", providers)
     else:

@@ -227,3 +227,24 @@ def test_a_tasks_scratch_tmp_is_shared_by_its_commands_and_gone_when_it_ends(
     assert "from-the-first-command" in read
     state = Path(os.environ["GOSLING_HOME"]) / "state" / "sessions" / result["session_id"]
     assert not (state / "tmp").exists()
+
+
+def test_a_data_directory_that_cannot_be_made_stops_the_batch_before_any_task(
+    tmp_path: Path, server: FakeLLMServer
+) -> None:
+    home = tmp_path / "gosling-home"
+    home.write_text("a file where the directory should be\n")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl", [{"id": f"t{n}", "prompt": "[never answered]"} for n in range(3)]
+    )
+
+    run = gosling_batch(
+        tasks, tmp_path / "out", server, "--workers", "2", env=batch_env(GOSLING_HOME=str(home))
+    )
+
+    assert run.returncode == 1
+    [error] = [line for line in run.stderr.splitlines() if line.startswith("error:")]
+    assert f"cannot make gosling's data directory {home / 'data'}" in error
+    assert "point GOSLING_HOME" in error
+    assert not (tmp_path / "out" / "results.jsonl").exists()
+    assert server.model_requests() == []
