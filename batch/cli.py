@@ -49,16 +49,13 @@ def _require_data_dir() -> None:
     """The local workers share this machine's session store: a data directory that cannot be
     made is one error before any task runs, not the same error once per task."""
     from prompts.locations import user_dirs
+    from sessions import DEFAULT_FILENAME, SessionStoreError
+    from sessions.sqlite_store import make_store_directory
 
-    data = user_dirs().data
     try:
-        data.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError as exc:
-        click.echo(
-            f"error: cannot make gosling's data directory {data} ({exc.strerror or exc}); "
-            "point GOSLING_HOME (or XDG_DATA_HOME) at a directory you can write",
-            err=True,
-        )
+        make_store_directory(user_dirs().data / DEFAULT_FILENAME)
+    except SessionStoreError as exc:
+        click.echo(f"error: {exc}", err=True)
         sys.exit(1)
 
 

@@ -293,14 +293,6 @@ def _session_files(session_id: str) -> tuple[str, dict[str, int]]:
     return text, tokens
 
 
-def _forget_scratch(session_id: str) -> None:
-    """A finished task's `/tmp` is scratch: a batch of hundreds of tasks must not keep a
-    week of each one's (the session, its export and the working dir stay)."""
-    from agent.tools.spill import remove_session_tmp
-
-    remove_session_tmp(session_id)
-
-
 def task_timeout(job: Job) -> float | None:
     """The task's `timeout_s`, else the batch's `--timeout`."""
     return job.task.timeout_s if job.task.timeout_s is not None else job.defaults.timeout_s
@@ -337,6 +329,7 @@ def killed_past_timeout(job: Job, pid: int) -> TaskOutcome:
 def run_task(job: Job, backoff: SharedBackoff | None = None) -> TaskOutcome:
     """Run one task start to finish; every failure of the task itself becomes its result
     (only the death of the process running it escapes, and the batch retries that)."""
+    from agent.tools.spill import remove_session_tmp
     from providers.retry import sharing_backoff
 
     task = job.task
@@ -358,7 +351,9 @@ def run_task(job: Job, backoff: SharedBackoff | None = None) -> TaskOutcome:
         payload = _last_json_object(out.getvalue()) or failure_payload(_last_line(log.getvalue()))
         if payload.get("session_id"):
             session_jsonl, tokens = _session_files(str(payload["session_id"]))
-            _forget_scratch(str(payload["session_id"]))
+            # The task's `/tmp` is scratch: hundreds of tasks must not keep a week of it each
+            # (the session, its export and the working dir stay).
+            remove_session_tmp(str(payload["session_id"]))
     except PrepareTimedOut as exc:
         code, timed_out, payload = EXIT_TIMEOUT, True, failure_payload(str(exc))
     except PrepareFailed as exc:

@@ -95,34 +95,16 @@ def read_only_uri(path: Path) -> str:
     return path.resolve().as_uri() + ("?mode=ro" if wal.exists() else "?immutable=1")
 
 
-def has_latest_schema(conn: sqlite3.Connection) -> bool:
-    """A plain read: no write lock, so in WAL mode it never waits for a writer."""
-    if not conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
-    ).fetchone():
-        return False
-    return bool(
-        conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == LATEST_VERSION
-    )
-
-
-def schema_is_current(path: Path) -> bool:
-    """Whether the (probed) file already has the latest schema, so it can be read as it is."""
-    conn = sqlite3.connect(read_only_uri(path), uri=True, isolation_level=None)
-    try:
-        return has_latest_schema(conn)
-    finally:
-        conn.close()
-
-
-def probe(path: Path) -> None:
-    """Refuse, without writing, a file that is not a gosling sessions database we can use."""
+def probe(path: Path) -> int:
+    """Refuse, without writing, a file that is not a gosling sessions database we can use;
+    return its schema version (0: no file yet, or no schema). A plain read: no write lock,
+    so in WAL mode it never waits for a writer."""
     try:
         size = path.stat().st_size
     except FileNotFoundError:
-        return
+        return 0
     if size == 0:
-        return
+        return 0
     # Never open the file other than through SQLite: closing any descriptor of it drops
     # every POSIX lock this process holds on it, the locks of another store's connection
     # included, and another process would then take the WAL for unused and delete it.
@@ -144,10 +126,12 @@ def probe(path: Path) -> None:
                 "it is an SQLite database, but not a gosling sessions database",
                 "Point GOSLING_HOME elsewhere or move the file aside.",
             )
-        if tables:
-            found = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] or 0
-            if found > LATEST_VERSION:
-                raise SchemaTooNew(path, found, LATEST_VERSION)
+        if not tables:
+            return 0
+        found = int(conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] or 0)
+        if found > LATEST_VERSION:
+            raise SchemaTooNew(path, found, LATEST_VERSION)
+        return found
     except sqlite3.DatabaseError as exc:
         if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_NOTADB:
             raise CorruptStore(path, "it is not an SQLite database", _MOVE_ASIDE) from exc
@@ -157,11 +141,9 @@ def probe(path: Path) -> None:
 
 
 def migrate(conn: sqlite3.Connection, path: Path) -> None:
-    """Bring the schema to `LATEST_VERSION` in one immediate transaction. A current schema
-    (every open but the first) is found by a read, without taking the write lock: opening a
-    store never waits for another process's write."""
-    if has_latest_schema(conn):
-        return
+    """Bring the schema to `LATEST_VERSION` in one immediate transaction. Called only when
+    `probe` found an older one (a current schema, every open but the first, takes no write
+    lock: opening a store never waits for another process's write)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         has_table = conn.execute(

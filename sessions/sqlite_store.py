@@ -33,7 +33,7 @@ from sessions.errors import CorruptStore, MessageConflict, StoreUnusable
 from sessions.locking import SessionLocks
 from sessions.records import Session, SessionChanges, SessionSnapshot, TokenTotals, UsageRecord
 from sessions.redaction import redact_json, redact_text, refuse_secret_keys
-from sessions.schema import migrate, probe, read_only_uri, schema_is_current
+from sessions.schema import LATEST_VERSION, migrate, probe, read_only_uri
 
 DEFAULT_FILENAME = "sessions.db"
 _VALID_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
@@ -41,6 +41,19 @@ _SALVAGE = (
     "Export the sessions you can still read (`gosling sessions export`), then move the file "
     "aside; gosling starts a new one."
 )
+
+
+def make_store_directory(path: Path) -> None:
+    """Make the store's directory (0700), or raise `StoreUnusable` saying what is in the way."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreUnusable(
+            path,
+            f"its directory cannot be made ({exc.strerror or exc}: {exc.filename or path.parent})",
+            "Point GOSLING_HOME (or XDG_DATA_HOME) at a directory you can write, or move "
+            "what is in the way aside.",
+        ) from exc
 
 
 def _can_write(path: Path) -> bool:
@@ -70,20 +83,20 @@ class SqliteSessionStore:
         if synchronous not in ("normal", "full"):
             raise ValueError(f"synchronous must be 'normal' or 'full', not {synchronous!r}")
         self.path = Path(path)
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        probe(self.path)
+        make_store_directory(self.path)
+        current = probe(self.path) == LATEST_VERSION
         self.read_only = not _can_write(self.path)
         """The file or its directory cannot be written (a read-only mount, permissions): the
         store still reads, and every write raises `StoreUnwritable`."""
         if self.read_only:
-            conn = self._connect_read_only()
+            conn = self._connect_read_only(current)
         else:
-            conn = self._connect(synchronous, busy_timeout)
+            conn = self._connect(synchronous, busy_timeout, current)
         self._conn = conn
         self._mutex = threading.RLock()
         self._locks = SessionLocks(self.path.with_name(self.path.name + ".locks"))
 
-    def _connect(self, synchronous: str, busy_timeout: float) -> sqlite3.Connection:
+    def _connect(self, synchronous: str, busy_timeout: float, current: bool) -> sqlite3.Connection:
         try:
             if not self.path.exists():
                 os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
@@ -96,7 +109,8 @@ class SqliteSessionStore:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
             conn.execute("PRAGMA foreign_keys = ON")
-            migrate(conn, self.path)
+            if not current:
+                migrate(conn, self.path)
         except sqlite3.OperationalError as exc:  # permissions, a full disk, a lock held too long
             conn.close()
             unwritable = write_errors.from_sqlite(self.path, exc)
@@ -115,9 +129,9 @@ class SqliteSessionStore:
             raise
         return conn
 
-    def _connect_read_only(self) -> sqlite3.Connection:
+    def _connect_read_only(self, current: bool) -> sqlite3.Connection:
         """A connection that never writes, not even SQLite's -wal and -shm side files."""
-        if not self.path.exists() or not schema_is_current(self.path):
+        if not current:
             raise write_errors.read_only(self.path)
         return sqlite3.connect(
             read_only_uri(self.path), uri=True, isolation_level=None, check_same_thread=False
@@ -126,20 +140,13 @@ class SqliteSessionStore:
     @classmethod
     def open_default(cls, data_dir: Path, **options: Any) -> SqliteSessionStore:
         """The store at `<data_dir>/sessions.db`; the directory is made private (0700)."""
-        try:
-            data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreUnusable(
-                data_dir / DEFAULT_FILENAME,
-                f"its directory cannot be made ({exc.strerror or exc}: {exc.filename or data_dir})",
-                "Point GOSLING_HOME (or XDG_DATA_HOME) at a directory you can write, or move "
-                "what is in the way aside.",
-            ) from exc
+        path = data_dir / DEFAULT_FILENAME
+        make_store_directory(path)
         if data_dir.stat().st_mode & 0o777 != 0o700:
             # A read-only directory cannot be made private; the store then only reads.
             with contextlib.suppress(OSError):
                 data_dir.chmod(0o700)
-        return cls(data_dir / DEFAULT_FILENAME, **options)
+        return cls(path, **options)
 
     # -- plumbing -------------------------------------------------------------------------------
 

@@ -21,6 +21,8 @@ from typing import BinaryIO
 from redact import redact
 
 SPILL_MAX_AGE_SECS = 7 * 24 * 3600
+TMP_DIR = "tmp"
+"""A session's sandboxed `/tmp`, beside its `spill` directory."""
 NO_SESSION = "no-session"
 """The directory name used for runs without a stored session (`--no-session`)."""
 _REDACT_BLOCK = 64 * 1024
@@ -43,11 +45,15 @@ def spill_dir_for(session_id: str | None) -> Path:
     return sessions_state_dir() / name / "spill"
 
 
+def _tmp_of(session_id: str) -> Path:
+    return spill_dir_for(session_id).parent / TMP_DIR
+
+
 def session_tmp_dir(session_id: str) -> Path:
     """The directory a session's sandboxed commands see as `/tmp` (created 0700 here, and
     touched on every use): it lives with the session's spill files, goes with
     `gosling sessions rm`, and is swept a week after the session last ran a command."""
-    directory = spill_dir_for(session_id).parent / "tmp"
+    directory = _tmp_of(session_id)
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.utime(directory)
     return directory
@@ -130,7 +136,7 @@ def remove_session_files(session_id: str) -> None:
 
 def remove_session_tmp(session_id: str) -> None:
     """Delete a session's `/tmp` now (a batch task's, once the task is over)."""
-    shutil.rmtree(spill_dir_for(session_id).parent / "tmp", ignore_errors=True)
+    shutil.rmtree(_tmp_of(session_id), ignore_errors=True)
 
 
 def sweep_spill_files(max_age: float = SPILL_MAX_AGE_SECS, now: float | None = None) -> int:
@@ -155,7 +161,7 @@ def sweep_spill_files(max_age: float = SPILL_MAX_AGE_SECS, now: float | None = N
                     removed += 1
             except OSError:
                 continue
-        _sweep_tmp(Path(session.path) / "tmp", cutoff)
+        _sweep_tmp(Path(session.path) / TMP_DIR, cutoff)
         for emptied in (spill, Path(session.path)):
             with contextlib.suppress(OSError):
                 emptied.rmdir()
