@@ -18,9 +18,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent.config import Settings
-from agent.context_pipeline import ContextPipeline
-from agent.events import (
+from gosling.agent.config import Settings
+from gosling.agent.context_pipeline import ContextPipeline
+from gosling.agent.events import (
     CompactionTrigger,
     ErrorEvent,
     Event,
@@ -33,18 +33,23 @@ from agent.events import (
     TurnFinished,
     UsageUpdate,
 )
-from agent.permissions import PermissionMode, PermissionSettings, parse_mode, rules_from_lists
-from agent.session import AgentSession, StoreExtensionData
-from agent.system_prompt import RequestPrefix, build_request_prefix
-from agent.tool_runner import Approver, ToolRunner
-from agent.tools.developer import read_todo, render_todo_block
-from agent.tools.manager import ExtensionManager
-from context_mgmt import CompactionFailed
-from context_mgmt.tokens import TokenCounter, default_counter
-from context_mgmt.turn_context import TurnContext, format_turn_context, with_turn_context
-from conversation import Message, ToolRequest
-from hints import SubdirectoryHintTracker
-from providers import (
+from gosling.agent.permissions import (
+    PermissionMode,
+    PermissionSettings,
+    parse_mode,
+    rules_from_lists,
+)
+from gosling.agent.session import AgentSession, StoreExtensionData
+from gosling.agent.system_prompt import RequestPrefix, build_request_prefix
+from gosling.agent.tool_runner import Approver, ToolRunner
+from gosling.agent.tools.developer import read_todo, render_todo_block
+from gosling.agent.tools.manager import ExtensionManager
+from gosling.context_mgmt import CompactionFailed
+from gosling.context_mgmt.tokens import TokenCounter, default_counter
+from gosling.context_mgmt.turn_context import TurnContext, format_turn_context, with_turn_context
+from gosling.conversation import Message, ToolRequest
+from gosling.hints import SubdirectoryHintTracker
+from gosling.providers import (
     TRUNCATED_STOP_REASONS,
     Completed,
     ContextLengthExceeded,
@@ -52,10 +57,10 @@ from providers import (
     ProviderError,
     Usage,
 )
-from providers import TextDelta as ModelTextDelta
-from providers import ThinkingDelta as ModelThinkingDelta
-from sessions.errors import SessionStoreError
-from sessions.store import SessionStore
+from gosling.providers import TextDelta as ModelTextDelta
+from gosling.providers import ThinkingDelta as ModelThinkingDelta
+from gosling.sessions.errors import SessionStoreError
+from gosling.sessions.store import SessionStore
 
 INTERRUPTED_NOTE = "(The user interrupted this turn before I replied.)"
 

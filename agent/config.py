@@ -23,12 +23,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from agent.sandbox.policy import STRICTNESS, SandboxMode
-from context_mgmt.masking import MASK_KEEP_LAST
-from context_mgmt.trim_plan import MASK_KEEP_TOKENS, TRIM_PATIENCE
-from prompts.locations import UserDirs, user_dirs
-from providers.pricing import ModelPrice
-from providers.prompt_cache import CacheFamily, PromptCacheOverride
+from gosling.agent.sandbox.policy import STRICTNESS, SandboxMode
+from gosling.context_mgmt.masking import MASK_KEEP_LAST
+from gosling.context_mgmt.trim_plan import MASK_KEEP_TOKENS, TRIM_PATIENCE
+from gosling.prompts.locations import UserDirs, user_dirs
+from gosling.providers.pricing import ModelPrice
+from gosling.providers.prompt_cache import CacheFamily, PromptCacheOverride
 
 ENV_PREFIX = "GOSLING_"
 PROJECT_CONFIG = Path(".gosling") / "config.toml"
@@ -366,8 +366,8 @@ def _project_layer(
     path: Path, lower: list[tuple[dict[str, Any], str]], dirs: UserDirs, trust_project: bool
 ) -> tuple[dict[str, Any], ProjectConfig]:
     """The project file's values that apply, and its trust state."""
-    from agent.trust import TRUST_FILE, TrustStore, project_files
-    from agent.untrusted_config import filter_untrusted
+    from gosling.agent.trust import TRUST_FILE, TrustStore, project_files
+    from gosling.agent.untrusted_config import filter_untrusted
 
     data = read_config_file(path)
     root = path.parent.parent.resolve()

@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent.events import (
+from gosling.agent.events import (
     CompactionFinished,
     CompactionStarted,
     CompactionTrigger,
@@ -40,27 +40,27 @@ from agent.events import (
     MessageAdded,
     Notice,
 )
-from agent.trimmer import Trimmed, Trimmer, TrimOutlook, with_flips
-from context_mgmt.compact import compact_messages
-from context_mgmt.context_size import (
+from gosling.agent.trimmer import Trimmed, Trimmer, TrimOutlook, with_flips
+from gosling.context_mgmt.compact import compact_messages
+from gosling.context_mgmt.context_size import (
     ContextSize,
     TokenSource,
     auto_compact_enabled,
     needs_compaction,
     usage_percent,
 )
-from context_mgmt.errors import CompactionFailed
-from context_mgmt.masking import MaskingPresenter
-from context_mgmt.pair_summarizer import ToolPairSummarizer
-from context_mgmt.tokens import TokenCounter
-from context_mgmt.tool_pairs import ends_with_misplaced_note
-from conversation import Message
-from providers import ContextLengthExceeded, Provider, ToolSpec, Usage
-from sessions.records import UsageKind, UsageRecord
+from gosling.context_mgmt.errors import CompactionFailed
+from gosling.context_mgmt.masking import MaskingPresenter
+from gosling.context_mgmt.pair_summarizer import ToolPairSummarizer
+from gosling.context_mgmt.tokens import TokenCounter
+from gosling.context_mgmt.tool_pairs import ends_with_misplaced_note
+from gosling.conversation import Message
+from gosling.providers import ContextLengthExceeded, Provider, ToolSpec, Usage
+from gosling.sessions.records import UsageKind, UsageRecord
 
 if TYPE_CHECKING:
-    from agent.config import Settings
-    from agent.session import AgentSession
+    from gosling.agent.config import Settings
+    from gosling.agent.session import AgentSession
 
 MAX_OVERFLOW_COMPACTIONS = 2
 """Overflow-driven compactions in a row (without a successful call between them) before the
@@ -110,7 +110,7 @@ class ContextPipeline:
         self._use(provider)
 
     def _use(self, provider: Provider) -> None:
-        from agent.provider_choice import model_prompt_cache
+        from gosling.agent.provider_choice import model_prompt_cache
 
         self.provider = provider
         cache = model_prompt_cache(self.settings, provider.model_config.model, provider.name)

@@ -18,17 +18,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from context_mgmt import CONTINUATION_TEXTS, auto_compact_enabled
-from context_mgmt.compact import CONTINUATION_KIND, PRESERVED_USER_KIND, SUMMARY_KIND
-from context_mgmt.tokens import TOKENS_PER_MESSAGE, TokenCounter
-from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
-from conversation import Message
-from providers import ToolSpec
+from gosling.context_mgmt import CONTINUATION_TEXTS, auto_compact_enabled
+from gosling.context_mgmt.compact import CONTINUATION_KIND, PRESERVED_USER_KIND, SUMMARY_KIND
+from gosling.context_mgmt.tokens import TOKENS_PER_MESSAGE, TokenCounter
+from gosling.context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
+from gosling.conversation import Message
+from gosling.providers import ToolSpec
 
 if TYPE_CHECKING:
-    from agent.agent import Agent
-    from agent.session import AgentSession
-    from agent.trimmer import TrimOutlook
+    from gosling.agent.agent import Agent
+    from gosling.agent.session import AgentSession
+    from gosling.agent.trimmer import TrimOutlook
 
 HINTS_KIND = "hints"
 SUMMARY_KINDS = frozenset({SUMMARY_KIND, CONTINUATION_KIND, PRESERVED_USER_KIND, TOOL_SUMMARY_KIND})

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from context_mgmt.tokens import TokenCounter
-from conversation import Message, extends_valid_view, fix_agent_view
+from gosling.context_mgmt.tokens import TokenCounter
+from gosling.conversation import Message, extends_valid_view, fix_agent_view
 
 Presenter = Callable[[Message], Message]
 

@@ -11,8 +11,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel
 
-from conversation import Message
-from providers import Usage
+from gosling.conversation import Message
+from gosling.providers import Usage
 
 STREAM_JSON_VERSION = 1
 

@@ -14,21 +14,21 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping
 
-from agent.config import Settings
-from providers import Provider, ProviderError
-from providers.deadlines import CallDeadlines
-from providers.factory import (
+from gosling.agent.config import Settings
+from gosling.providers import Provider, ProviderError
+from gosling.providers.deadlines import CallDeadlines
+from gosling.providers.factory import (
     PROVIDERS,
     compat_base_url,
     create_provider,
     ollama_base_url,
     resolve_provider_name,
 )
-from providers.pricing import ModelPrice
-from providers.prompt_cache import PromptCache, PromptCacheOverride, prompt_cache_for
-from providers.registry import ModelLimits, lookup_model
-from providers.retry import RetryPolicy
-from providers.server_window import PROBED_PROVIDERS, ServerWindow, probe_server_window
+from gosling.providers.pricing import ModelPrice
+from gosling.providers.prompt_cache import PromptCache, PromptCacheOverride, prompt_cache_for
+from gosling.providers.registry import ModelLimits, lookup_model
+from gosling.providers.retry import RetryPolicy
+from gosling.providers.server_window import PROBED_PROVIDERS, ServerWindow, probe_server_window
 
 OLLAMA_PROBE_TIMEOUT = 0.5
 NO_PROVIDER_MESSAGE = """\

@@ -12,23 +12,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.agent import Agent
-from agent.config import ExtensionSettings, Settings, load_settings
-from agent.provider_choice import choose_provider
-from agent.sandbox import SandboxChoice, choose_sandbox
-from agent.sandbox.choice import project_root
-from agent.session import AgentSession
-from agent.tool_runner import Approver
-from agent.tools.developer import DeveloperSettings, ResultCaps, developer_extension
-from agent.tools.extension_config import ExtensionConfig, parse_extension_spec
-from agent.tools.manager import ExtensionEvent, ExtensionManager
-from agent.tools.mcp_json import load_mcp_json
-from agent.tools.recall import context_extension
-from agent.tools.spill import sweep_spill_files
-from agent.trust import PROJECT_MCP_FILE, TRUST_FILE, TrustStore, project_files
-from prompts.locations import UserDirs, user_dirs
-from providers import Provider
-from sessions import SqliteSessionStore
+from gosling.agent.agent import Agent
+from gosling.agent.config import ExtensionSettings, Settings, load_settings
+from gosling.agent.provider_choice import choose_provider
+from gosling.agent.sandbox import SandboxChoice, choose_sandbox
+from gosling.agent.sandbox.choice import project_root
+from gosling.agent.session import AgentSession
+from gosling.agent.tool_runner import Approver
+from gosling.agent.tools.developer import DeveloperSettings, ResultCaps, developer_extension
+from gosling.agent.tools.extension_config import ExtensionConfig, parse_extension_spec
+from gosling.agent.tools.manager import ExtensionEvent, ExtensionManager
+from gosling.agent.tools.mcp_json import load_mcp_json
+from gosling.agent.tools.recall import context_extension
+from gosling.agent.tools.spill import sweep_spill_files
+from gosling.agent.trust import PROJECT_MCP_FILE, TRUST_FILE, TrustStore, project_files
+from gosling.prompts.locations import UserDirs, user_dirs
+from gosling.providers import Provider
+from gosling.sessions import SqliteSessionStore
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class Runtime:
         the next call of `session` on; the settings and the stored session follow. Raises
         ConfigError, ProviderError or ValueError with a clear message, changing nothing;
         a name the current provider cannot serve (`gpt-5` on Anthropic) is a ValueError."""
-        from providers.model_family import model_mismatch
+        from gosling.providers.model_family import model_mismatch
 
         mismatch = model_mismatch(self.provider.name, model)
         if mismatch is not None:

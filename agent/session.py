@@ -16,16 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.context_view import ContextView
-from context_mgmt.tokens import TokenCounter
-from conversation import Message, MessageMetadata
-from hints import SubdirectoryHintTracker
-from sessions.records import SessionChanges, UsageRecord
-from sessions.store import SessionStore
+from gosling.agent.context_view import ContextView
+from gosling.context_mgmt.tokens import TokenCounter
+from gosling.conversation import Message, MessageMetadata
+from gosling.hints import SubdirectoryHintTracker
+from gosling.sessions.records import SessionChanges, UsageRecord
+from gosling.sessions.store import SessionStore
 
 if TYPE_CHECKING:
-    from agent.context_pipeline import ContextPipeline
-    from agent.system_prompt import RequestPrefix
+    from gosling.agent.context_pipeline import ContextPipeline
+    from gosling.agent.system_prompt import RequestPrefix
 
 
 class StoreExtensionData:

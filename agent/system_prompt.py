@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-import prompts
-from conversation import sanitize_text
-from providers import ToolSpec
+from gosling import prompts
+from gosling.conversation import sanitize_text
+from gosling.providers import ToolSpec
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def build_request_prefix(
 ) -> RequestPrefix:
     """The system prompt (with the hint files from the git root down to `working_dir`, and
     the user's `appended` text last) and the tool schemas; chat mode offers no tools."""
-    from hints import load_hint_files
+    from gosling.hints import load_hint_files
 
     specs = () if chat_mode else tuple(tool_specs)
     hints = load_hint_files(working_dir, list(hint_files))

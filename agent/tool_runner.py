@@ -13,12 +13,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.events import Event, PermissionRequest, ToolCall, ToolResult
-from agent.permissions import PermissionMode, PermissionSettings, Verdict, decide
-from agent.tools.base import ExtensionData, ToolContext
-from agent.tools.manager import ExtensionManager
-from conversation import Message, TextContent, ToolRequest, ToolResponse
-from redact import redact
+from gosling.agent.events import Event, PermissionRequest, ToolCall, ToolResult
+from gosling.agent.permissions import PermissionMode, PermissionSettings, Verdict, decide
+from gosling.agent.tools.base import ExtensionData, ToolContext
+from gosling.agent.tools.manager import ExtensionManager
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.redact import redact
 
 Approver = Callable[[ToolRequest, str], Awaitable[bool]]
 """Asks the user about one call; returns True to run it."""

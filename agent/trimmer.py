@@ -24,18 +24,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from context_mgmt.folding import fold_calls
-from context_mgmt.masking import MaskingPresenter
-from context_mgmt.tokens import TokenCounter
-from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, ends_with_misplaced_note
-from context_mgmt.trim_plan import TrimClock, TrimPlan, change_figures, plan_trim
-from conversation import Message, MessageMetadata
-from providers.cache_cost import break_even_calls
-from providers.prompt_cache import PromptCache
+from gosling.context_mgmt.folding import fold_calls
+from gosling.context_mgmt.masking import MaskingPresenter
+from gosling.context_mgmt.tokens import TokenCounter
+from gosling.context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, ends_with_misplaced_note
+from gosling.context_mgmt.trim_plan import TrimClock, TrimPlan, change_figures, plan_trim
+from gosling.conversation import Message, MessageMetadata
+from gosling.providers.cache_cost import break_even_calls
+from gosling.providers.prompt_cache import PromptCache
 
 if TYPE_CHECKING:
-    from agent.config import Settings
-    from agent.session import AgentSession
+    from gosling.agent.config import Settings
+    from gosling.agent.session import AgentSession
 
 SUMMARY_NOTE_TOKENS = 60
 """About what one tool pair's summary line costs in the view."""

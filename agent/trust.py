@@ -61,7 +61,7 @@ class TrustStore:
 
     @classmethod
     def default(cls) -> TrustStore:
-        from prompts.locations import user_dirs
+        from gosling.prompts.locations import user_dirs
 
         return cls(user_dirs().state / TRUST_FILE)
 

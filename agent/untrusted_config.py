@@ -108,7 +108,7 @@ def _mode(value: Any, base: Any, kept: FilteredProject) -> None:
 
 
 def _sandbox(value: Any, base: Any, kept: FilteredProject) -> None:
-    from agent.sandbox.policy import STRICTNESS
+    from gosling.agent.sandbox.policy import STRICTNESS
 
     if STRICTNESS.get(str(value), -1) >= STRICTNESS.get(str(base), 0):
         kept.values["sandbox"] = value

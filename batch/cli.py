@@ -13,8 +13,8 @@ from typing import Any
 
 import click
 
-from agent.cli.errors import EXIT_USAGE
-from agent.cli.options import MODES
+from gosling.agent.cli.errors import EXIT_USAGE
+from gosling.agent.cli.options import MODES
 
 
 def _limits(specs: tuple[str, ...]) -> dict[str, int]:
@@ -48,9 +48,9 @@ def _forwarded_env(names: tuple[str, ...]) -> dict[str, str]:
 def _require_data_dir() -> None:
     """The local workers share this machine's session store: a data directory that cannot be
     made is one error before any task runs, not the same error once per task."""
-    from prompts.locations import user_dirs
-    from sessions import DEFAULT_FILENAME, SessionStoreError
-    from sessions.sqlite_store import make_store_directory
+    from gosling.prompts.locations import user_dirs
+    from gosling.sessions import DEFAULT_FILENAME, SessionStoreError
+    from gosling.sessions.sqlite_store import make_store_directory
 
     try:
         make_store_directory(user_dirs().data / DEFAULT_FILENAME)
@@ -62,7 +62,7 @@ def _require_data_dir() -> None:
 def _start_forkserver_early(tasks_file: Path, provider: str | None) -> None:
     """The local pool's forkserver imports the SDKs for about 1.5 s; start it before the
     driver's own imports and the task file's checks, which then run alongside."""
-    from batch import forkserver
+    from gosling.batch import forkserver
 
     providers = forkserver.providers_at_a_glance(tasks_file, provider)
     if providers is not None and forkserver.available():
@@ -159,11 +159,11 @@ def batch_command(
     forward = _forwarded_env(ray_env)
     if ray_address is None:
         _start_forkserver_early(tasks_file, provider)
-    from batch.progress import progress_for
-    from batch.results import OutputDir
-    from batch.scheduler import Backend, Scheduler
-    from batch.tasks import TaskFileError, load_tasks
-    from batch.worker import RunDefaults
+    from gosling.batch.progress import progress_for
+    from gosling.batch.results import OutputDir
+    from gosling.batch.scheduler import Backend, Scheduler
+    from gosling.batch.tasks import TaskFileError, load_tasks
+    from gosling.batch.worker import RunDefaults
 
     try:
         tasks = load_tasks(tasks_file)
@@ -180,13 +180,13 @@ def batch_command(
         sys.exit(EXIT_USAGE)
     backend: Backend
     if ray_address is None:
-        from batch.local_pool import LocalPool
+        from gosling.batch.local_pool import LocalPool
 
         _require_data_dir()
         providers = sorted({task.provider or provider for task in tasks}, key=str)
         backend = LocalPool(workers or 4, out.root / "logs", providers)
     else:
-        from batch.ray_backend import RayBackend, RayUnavailable
+        from gosling.batch.ray_backend import RayBackend, RayUnavailable
 
         try:
             backend = RayBackend(

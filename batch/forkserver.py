@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-PRELOAD_MODULE = "batch.prefork"
+PRELOAD_MODULE = "gosling.batch.prefork"
 PROVIDERS_ENV = "GOSLING_BATCH_PROVIDERS"
 """How the forkserver learns the tasks' providers (and so which SDKs to import); set only
 while it is being spawned, and removed from its environment by `batch.prefork`."""

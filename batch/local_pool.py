@@ -24,9 +24,9 @@ from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 from typing import Any
 
-from batch import forkserver
-from batch.scheduler import Finished, Lost
-from batch.worker import Job, killed_past_timeout, task_timeout
+from gosling.batch import forkserver
+from gosling.batch.scheduler import Finished, Lost
+from gosling.batch.worker import Job, killed_past_timeout, task_timeout
 
 CLOSE_GRACE_SECONDS = 5.0
 KILL_GRACE = 5.0
@@ -42,8 +42,8 @@ def _serve(
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
-    from batch.backoff import LocalBackoff
-    from batch.worker import run_task, sdk_modules, warm_up
+    from gosling.batch.backoff import LocalBackoff
+    from gosling.batch.worker import run_task, sdk_modules, warm_up
 
     backoff = LocalBackoff(until)
     # Done already in a worker forked from a warm forkserver. Best effort: what fails here (a
@@ -182,8 +182,8 @@ def prepare_session_store() -> None:
     that the workers' first runs do not all try at once (each waiting on the others' write
     lock). Closed again at once: a connection must not cross a fork. Best effort: a store
     that cannot be opened is reported by every task that needs it."""
-    from prompts.locations import user_dirs
-    from sessions import SessionStoreError, SqliteSessionStore
+    from gosling.prompts.locations import user_dirs
+    from gosling.sessions import SessionStoreError, SqliteSessionStore
 
     # The file `agent.runtime.open_store` opens, without importing the runtime here.
     with contextlib.suppress(SessionStoreError, OSError):

@@ -30,9 +30,9 @@ def _quiet() -> None:
 
 
 def _warm_up() -> None:
-    from batch.forkserver import preloaded_providers
-    from batch.local_pool import prepare_session_store
-    from batch.worker import sdk_modules, warm_up
+    from gosling.batch.forkserver import preloaded_providers
+    from gosling.batch.local_pool import prepare_session_store
+    from gosling.batch.worker import sdk_modules, warm_up
 
     warm_up(sdk_modules(preloaded_providers()))
     prepare_session_store()

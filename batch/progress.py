@@ -10,7 +10,7 @@ import time
 from collections.abc import Mapping
 from typing import IO, Any
 
-from batch.scheduler import Summary
+from gosling.batch.scheduler import Summary
 
 
 def _cost(summary: Summary) -> str:

@@ -22,23 +22,13 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from agent.cli.errors import EXIT_ERROR
-from batch.backoff import BackoffClock, RayBackoff
-from batch.scheduler import Finished, Lost
-from batch.worker import Job, TaskOutcome, failure_payload
+from gosling.agent.cli.errors import EXIT_ERROR
+from gosling.batch.backoff import BackoffClock, RayBackoff
+from gosling.batch.scheduler import Finished, Lost
+from gosling.batch.worker import Job, TaskOutcome, failure_payload
 
-PROJECT_PACKAGES = (
-    "redact",
-    "conversation",
-    "prompts",
-    "hints",
-    "providers",
-    "sessions",
-    "context_mgmt",
-    "agent",
-    "batch",
-)
-"""The top-level packages of gosling-agent (see pyproject.toml), shipped to the workers."""
+PROJECT_PACKAGES = ("gosling",)
+"""The top-level packages of gosling-agent (its one import root), shipped to the workers."""
 
 
 class RayUnavailable(Exception):
@@ -47,14 +37,14 @@ class RayUnavailable(Exception):
 
 @cache
 def _warm(sdks: tuple[str, ...]) -> None:
-    from batch.worker import warm_up
+    from gosling.batch.worker import warm_up
 
     warm_up(sdks)
 
 
 def run_on_ray_worker(job: Job, backoff: RayBackoff) -> TaskOutcome:
     """The Ray task: warm the worker process (once per SDK set), then run the job."""
-    from batch.worker import run_task, sdk_modules
+    from gosling.batch.worker import run_task, sdk_modules
 
     _warm(sdk_modules([job.task.provider or job.defaults.provider]))
     return run_task(job, backoff)

@@ -16,7 +16,7 @@ from typing import Any
 # Imported with the driver's other modules, while the forkserver warms up on the other core
 # and the driver only waits for it; imported at the first result instead, it would take CPU
 # from the workers just as eight of them finish and eight start.
-from sessions.files import write_private
+from gosling.sessions.files import write_private
 
 RESULTS = "results.jsonl"
 

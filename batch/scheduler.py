@@ -17,10 +17,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from agent.cli.errors import EXIT_ERROR
-from batch.results import OutputDir
-from batch.tasks import TaskSpec
-from batch.worker import Job, RunDefaults, TaskOutcome
+from gosling.agent.cli.errors import EXIT_ERROR
+from gosling.batch.results import OutputDir
+from gosling.batch.tasks import TaskSpec
+from gosling.batch.worker import Job, RunDefaults, TaskOutcome
 
 POLL_SECONDS = 0.2
 """How long the driver waits for a result before looking at Ctrl-C again."""
@@ -208,7 +208,7 @@ class Scheduler:
             self.progress.note(f"{job.task.id}: {reason}; retrying (attempt {job.attempt + 1})")
             self.queue.appendleft(replace(job, attempt=job.attempt + 1))
             return
-        from batch.worker import failure_payload
+        from gosling.batch.worker import failure_payload
 
         error = f"{reason} (gave up after {job.attempt} attempts)"
         outcome = TaskOutcome(job.task.id, EXIT_ERROR, failure_payload(error), None, "")

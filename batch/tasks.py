@@ -58,7 +58,7 @@ class TaskSpec(BaseModel):
     @field_validator("mode")
     @classmethod
     def _known_mode(cls, value: str | None) -> str | None:
-        from agent.cli.options import MODES
+        from gosling.agent.cli.options import MODES
 
         if value is not None and value not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
@@ -110,7 +110,7 @@ def _check_places(task: TaskSpec, base: Path) -> TaskSpec:
             raise ValueError(f"repo {task.repo} does not exist ({path})")
         task = task.model_copy(update={"repo": str(path)})
     for spec in task.extensions:
-        from agent.tools.extension_config import parse_extension_spec
+        from gosling.agent.tools.extension_config import parse_extension_spec
 
         parse_extension_spec(spec)
     return task

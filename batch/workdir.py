@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from batch.tasks import TaskSpec
+from gosling.batch.tasks import TaskSpec
 
 SETUP_OUTPUT_TAIL = 2000
 """Characters of a failed setup command's output quoted in the task's error."""

@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.cli.errors import EXIT_ERROR, EXIT_INTERRUPTED
-from batch.tasks import TaskSpec
-from batch.workdir import PrepareFailed, PrepareTimedOut, prepare_working_dir
+from gosling.agent.cli.errors import EXIT_ERROR, EXIT_INTERRUPTED
+from gosling.batch.tasks import TaskSpec
+from gosling.batch.workdir import PrepareFailed, PrepareTimedOut, prepare_working_dir
 
 if TYPE_CHECKING:
     # The driver imports this module for `Job` and `TaskOutcome`; it needs no provider code.
-    from providers.retry import SharedBackoff
+    from gosling.providers.retry import SharedBackoff
 
 EXIT_TIMEOUT = 124
 """A task that ran out of its `timeout_s` (as `timeout(1)` reports it)."""
@@ -87,8 +87,8 @@ class _CurrentStderr(logging.Handler):
 def sdk_modules(providers: Iterable[str | None]) -> tuple[str, ...]:
     """The SDKs these providers speak through (a task with no provider may pick any), so a
     worker imports only those: each costs about a second of CPU."""
-    from providers.errors import ProviderConfigError
-    from providers.factory import PROVIDERS, resolve_provider_name
+    from gosling.providers.errors import ProviderConfigError
+    from gosling.providers.factory import PROVIDERS, resolve_provider_name
 
     needed: set[str] = set()
     for name in providers:
@@ -103,16 +103,16 @@ def sdk_modules(providers: Iterable[str | None]) -> tuple[str, ...]:
 ALL_SDKS = frozenset({"anthropic", "openai"})
 
 RUN_MODULES = (
-    "batch.worker",
-    "batch.local_pool",
-    "batch.backoff",
+    "gosling.batch.worker",
+    "gosling.batch.local_pool",
+    "gosling.batch.backoff",
     "multiprocessing.synchronize",
     "multiprocessing.popen_forkserver",
-    "agent.cli.run_cmd",
-    "agent.cli.headless",
-    "agent.cli.session_cmd",
-    "agent.cli.spinner",
-    "agent.runtime",
+    "gosling.agent.cli.run_cmd",
+    "gosling.agent.cli.headless",
+    "gosling.agent.cli.session_cmd",
+    "gosling.agent.cli.spinner",
+    "gosling.agent.runtime",
     "jinja2",
     "anyio",
     "anyio._backends._asyncio",
@@ -122,12 +122,12 @@ RUN_MODULES = (
 """What every run imports, beyond the SDKs: preloaded once (the forkserver) per batch."""
 
 ADAPTERS = {
-    "anthropic": ("anthropic", "providers.anthropic"),
+    "anthropic": ("anthropic", "gosling.providers.anthropic"),
     "openai": (
         "openai",
-        "providers.openai_chat",
-        "providers.openai_responses",
-        "providers.openai_compatible",
+        "gosling.providers.openai_chat",
+        "gosling.providers.openai_responses",
+        "gosling.providers.openai_compatible",
     ),
 }
 
@@ -146,16 +146,16 @@ def warm_up(sdks: Iterable[str] = ALL_SDKS) -> None:
     forked from a process that did it (the local pool's forkserver) finds it done."""
     import importlib
 
-    from batch.rehearsal import rehearse
+    from gosling.batch.rehearsal import rehearse
 
     todo = tuple(sorted(set(sdks) - _warmed))
     for module in modules_to_preload(todo):
         importlib.import_module(module)
     if "" not in _warmed:
-        from agent.cli.logs import setup_logging
-        from context_mgmt.tokens import TokenCounter
-        from prompts.templating import render_source
-        from providers.sdk_provider import shared_tls_context
+        from gosling.agent.cli.logs import setup_logging
+        from gosling.context_mgmt.tokens import TokenCounter
+        from gosling.prompts.templating import render_source
+        from gosling.providers.sdk_provider import shared_tls_context
 
         setup_logging(warnings_to_stderr=False)
         handler = _CurrentStderr(logging.WARNING)
@@ -176,10 +176,10 @@ def _warm_first_run() -> None:
     argument models. Each result depends on the machine and the code, never on a task.
     Best effort: a step that fails here (a user's prompt template that does not parse)
     fails again in every task, which reports it with its fix."""
-    from agent.sandbox.probe import bwrap_status
-    from agent.system_prompt import build_system_prompt
-    from agent.tools.developer import developer_extension
-    from agent.tools.recall import context_extension
+    from gosling.agent.sandbox.probe import bwrap_status
+    from gosling.agent.system_prompt import build_system_prompt
+    from gosling.agent.tools.developer import developer_extension
+    from gosling.agent.tools.recall import context_extension
 
     def system_prompt() -> None:
         build_system_prompt(
@@ -211,9 +211,9 @@ def _flags(task: TaskSpec, defaults: RunDefaults) -> dict[str, Any]:
 
 
 def failure_payload(error: str, stop_reason: str = "error") -> dict[str, Any]:
-    from agent.cli.headless import result_payload
-    from agent.events import TurnFinished
-    from providers import Usage
+    from gosling.agent.cli.headless import result_payload
+    from gosling.agent.events import TurnFinished
+    from gosling.providers import Usage
 
     return result_payload(None, TurnFinished(stop_reason, 0, "", Usage(), error=error))  # type: ignore[arg-type]
 
@@ -222,7 +222,7 @@ async def _headless(
     task: TaskSpec, flags: dict[str, Any], work: Path, deadline: float | None
 ) -> tuple[int, bool]:
     """The run's exit code, and whether the task's timeout cut it short."""
-    from agent.cli.run_cmd import run_json
+    from gosling.agent.cli.run_cmd import run_json
 
     me = asyncio.current_task()
     assert me is not None
@@ -275,8 +275,8 @@ def _last_line(text: str) -> str:
 
 def _session_files(session_id: str) -> tuple[str, dict[str, int]]:
     """The exported session and its token totals (every model call, compactions included)."""
-    from agent.runtime import open_store
-    from sessions import export_session
+    from gosling.agent.runtime import open_store
+    from gosling.sessions import export_session
 
     # Opened per task and closed before the next run opens its own (see batch/README.md).
     with open_store() as store:
@@ -329,8 +329,8 @@ def killed_past_timeout(job: Job, pid: int) -> TaskOutcome:
 def run_task(job: Job, backoff: SharedBackoff | None = None) -> TaskOutcome:
     """Run one task start to finish; every failure of the task itself becomes its result
     (only the death of the process running it escapes, and the batch retries that)."""
-    from agent.tools.spill import remove_session_tmp
-    from providers.retry import sharing_backoff
+    from gosling.agent.tools.spill import remove_session_tmp
+    from gosling.providers.retry import sharing_backoff
 
     task = job.task
     started = time.monotonic()

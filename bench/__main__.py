@@ -5,7 +5,7 @@ modules) never flatter another's cold figures.
 
 python -m bench                 all benchmarks
 python -m bench startup tokens  only these areas
-python -m bench --corpus DIR    replay the transcripts in DIR (default ../shared/corpus/transcripts)
+python -m bench --corpus DIR    replay the transcripts in DIR (default corpus/transcripts)
 """
 
 from __future__ import annotations

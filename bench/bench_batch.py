@@ -51,7 +51,7 @@ def _script(server: FakeLLMServer) -> list[dict[str, Any]]:
 def _run_batch(
     tasks_file: Path, out: Path, server: FakeLLMServer, env: dict[str, str], *args: str
 ) -> dict[str, Any]:
-    command = [sys.executable, "-m", "agent.cli", "batch", str(tasks_file), "-o", str(out)]
+    command = [sys.executable, "-m", "gosling", "batch", str(tasks_file), "-o", str(out)]
     command += ["--provider", "anthropic", "--model", "claude-sonnet-4-5", "--base-url"]
     command += [server.url, *args]
     started = time.perf_counter()
@@ -96,7 +96,7 @@ def _warm_throughput_ratio(sequential: dict[str, Any], parallel: dict[str, Any])
 
 def _warm_tokenizer_cache(env: dict[str, str]) -> None:
     """As on any machine that has run gosling once: the tokenizer's parsed cache exists."""
-    code = "from context_mgmt.tokens import TokenCounter; TokenCounter().count_text('x')"
+    code = "from gosling.context_mgmt.tokens import TokenCounter; TokenCounter().count_text('x')"
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True)
 
 

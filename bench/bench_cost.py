@@ -18,7 +18,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from providers.prompt_cache import CacheFamily
+    from gosling.providers.prompt_cache import CacheFamily
 
 STEPS = (120, 300)
 FAMILIES: dict[CacheFamily, str] = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-5"}
@@ -33,9 +33,9 @@ def _loop(steps: int) -> dict[str, Any]:
         recorded_requests,
         scripted_loop,
     )
-    from context_mgmt.request_segments import RequestSegmenter
-    from context_mgmt.tokens import TokenCounter
-    from providers.prompt_cache import prompt_cache_for
+    from gosling.context_mgmt.request_segments import RequestSegmenter
+    from gosling.context_mgmt.tokens import TokenCounter
+    from gosling.providers.prompt_cache import prompt_cache_for
 
     counter = TokenCounter()
     conversation = scripted_loop(steps)
@@ -70,9 +70,9 @@ def _loop(steps: int) -> dict[str, Any]:
 
 def _corpus_later_uses() -> dict[str, Any]:
     from bench.bench_replay import corpus_dir, short_name
-    from context_mgmt.later_use import find_later_uses
-    from sessions import ImportFailed
-    from sessions.importers import load_transcripts
+    from gosling.context_mgmt.later_use import find_later_uses
+    from gosling.sessions import ImportFailed
+    from gosling.sessions.importers import load_transcripts
 
     directory = corpus_dir()
     if not directory.is_dir():

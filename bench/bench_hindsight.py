@@ -41,10 +41,10 @@ class _ForcedTrim:
 async def _relative_cost(path: Path, at: int) -> tuple[float, int, int]:
     """hybrid's cost as a percentage of none's with one trim forced at the `at`-th eligible
     call; how many calls were eligible; how many model calls the session has."""
-    from agent.replay.results import ReplayOptions
-    from agent.replay.run import replay_file
     from bench.bench_replay import WINDOW
-    from context_mgmt.trim_plan import TrimClock
+    from gosling.agent.replay.results import ReplayOptions
+    from gosling.agent.replay.run import replay_file
+    from gosling.context_mgmt.trim_plan import TrimClock
 
     forced = _ForcedTrim(at)
     with mock.patch.object(TrimClock, "due", lambda clock, plan: forced(clock, plan)):

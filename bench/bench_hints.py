@@ -3,8 +3,8 @@
 Each run copies the corpus to a fresh temp dir (with a `.git` dir, so it is a git root) and
 times the first `load_hint_files` call on it (`cold_first_call_ms`, the median;
 `cold_first_run_ms` is the very first run of this process). `fresh_process_*` split a fresh
-interpreter's `import hints` (mostly stdlib modules every gosling process loads anyway) from
-its first call.
+interpreter's `from gosling import hints` (mostly stdlib modules every gosling process loads
+anyway) from its first call.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-CORPUS = Path("/work/shared/corpus/hints/cloudflare-agents")
+CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "hints" / "cloudflare-agents"
 RUNS = 15
 PROCESS_RUNS = 5
 TARGET_MS = 20.0
@@ -27,7 +27,7 @@ TARGET_MS = 20.0
 _CHILD = """
 import sys, time
 start = time.perf_counter()
-import hints
+from gosling import hints
 imported = time.perf_counter()
 hints.load_hint_files(sys.argv[1], global_dir=sys.argv[2])
 done = time.perf_counter()
@@ -55,7 +55,7 @@ def _median_ms(samples: list[float]) -> float:
 
 
 def run() -> dict[str, Any]:
-    import hints
+    from gosling import hints
 
     first_call: list[float] = []
     with_import: list[float] = []

@@ -7,10 +7,10 @@ import json
 import time
 from typing import Any
 
-from context_mgmt.masking import MaskingPresenter, messages_to_mask
-from context_mgmt.tokens import TokenCounter
-from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, apply_tool_pair_summaries
-from conversation import Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
+from gosling.context_mgmt.masking import MaskingPresenter, messages_to_mask
+from gosling.context_mgmt.tokens import TokenCounter
+from gosling.context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, apply_tool_pair_summaries
+from gosling.conversation import Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
 
 MESSAGES = 10_000
 

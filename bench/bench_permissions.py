@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.permissions import PermissionMode, decide, rules_from_lists
-from agent.permissions.shell_parse import analyse
+from gosling.agent.permissions import PermissionMode, decide, rules_from_lists
+from gosling.agent.permissions.shell_parse import analyse
 from tests.agent.shell_corpus.evaluate import evaluate
 
 TYPICAL = (

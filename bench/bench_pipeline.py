@@ -40,7 +40,7 @@ WINDOW = 50_000_000
 
 
 def _session_messages(n: int) -> list[Any]:
-    from conversation import Message, TextContent, ToolRequest, ToolResponse
+    from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
 
     messages = [Message.user("Refactor the storage layer and keep the tests green.")]
     i = 0
@@ -69,15 +69,19 @@ def _median_us(fn: Callable[[], object], repeat: int = PART_REPEATS) -> float:
 
 
 async def _measure(n: int, workdir: Path) -> dict[str, Any]:
-    from agent.agent import Agent
-    from agent.tools.developer import developer_extension
-    from agent.tools.manager import ExtensionManager
-    from agent.tools.recall import context_extension
-    from context_mgmt.tokens import TokenCounter
-    from context_mgmt.turn_context import TurnContext, format_turn_context, with_turn_context
-    from conversation import Message, fix_agent_view
-    from hints import load_hint_files
-    from providers import ModelConfig, ScriptedProvider, ScriptedReply, Usage
+    from gosling.agent.agent import Agent
+    from gosling.agent.tools.developer import developer_extension
+    from gosling.agent.tools.manager import ExtensionManager
+    from gosling.agent.tools.recall import context_extension
+    from gosling.context_mgmt.tokens import TokenCounter
+    from gosling.context_mgmt.turn_context import (
+        TurnContext,
+        format_turn_context,
+        with_turn_context,
+    )
+    from gosling.conversation import Message, fix_agent_view
+    from gosling.hints import load_hint_files
+    from gosling.providers import ModelConfig, ScriptedProvider, ScriptedReply, Usage
 
     usage = Usage(input_tokens=1_000, output_tokens=5)
     steps = [ScriptedReply(text="Done.", usage=usage) for _ in range(WARM_TURNS + 1)]

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from redact import Redactor
+from gosling.redact import Redactor
 
 SOURCE = Path(__file__).resolve().parents[1] / "agent" / "agent.py"
 ENV = {

@@ -1,7 +1,7 @@
 """Replay of every transcript in a corpus under each context strategy at a 128k window.
 
 The corpus is `GOSLING_BENCH_CORPUS` (`python -m bench --corpus DIR` sets it), else
-`../shared/corpus/transcripts` next to the repository. Every run of every file is replayed by
+`corpus/transcripts` in the repository. Every run of every file is replayed by
 `agent.replay.run` (the real reply loop, with a recorded model and recorded tools) and the
 deterministic stub summarizer, so the figures are exact and repeat from run to run. Per
 transcript and in total: tokens sent relative to `none`, peak
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 CORPUS_ENV = "GOSLING_BENCH_CORPUS"
-DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "transcripts"
+DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "transcripts"
 WINDOW = 128_000
 TARGET_HYBRID_VS_NONE = 0.40
 TARGET_HYBRID_VS_SUMMARIZE = 0.70
@@ -47,9 +47,9 @@ def short_name(name: str) -> str:
 
 
 async def _replay_all(files: list[Path]) -> tuple[list[Any], dict[str, str]]:
-    from agent.replay.results import ReplayOptions
-    from agent.replay.run import ReplayError, replay_file
-    from sessions import ImportFailed
+    from gosling.agent.replay.results import ReplayOptions
+    from gosling.agent.replay.run import ReplayError, replay_file
+    from gosling.sessions import ImportFailed
 
     replays: list[Any] = []
     errors: dict[str, str] = {}
@@ -62,7 +62,7 @@ async def _replay_all(files: list[Path]) -> tuple[list[Any], dict[str, str]]:
 
 
 def run() -> dict[str, Any]:
-    from agent.replay.results import REPLAY_STRATEGIES
+    from gosling.agent.replay.results import REPLAY_STRATEGIES
 
     directory = corpus_dir()
     if not directory.is_dir():

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
-from conversation import Message, TextContent, ToolRequest, ToolResponse
-from providers import Usage
-from sessions import SessionChanges, SqliteSessionStore, UsageRecord, export_session
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.providers import Usage
+from gosling.sessions import SessionChanges, SqliteSessionStore, UsageRecord, export_session
 
 TURNS = 400
 LOAD_MESSAGES = 10_000

@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from context_mgmt.tokens import TokenCounter, o200k_encoding
-from conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.context_mgmt.tokens import TokenCounter, o200k_encoding
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "transcripts"
+CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "transcripts"
 
 
 def _conversation(n: int) -> list[Message]:

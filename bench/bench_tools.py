@@ -32,8 +32,8 @@ def _csv() -> str:
 
 
 async def _edit_once(root: Path) -> dict[str, Any]:
-    from agent.tools import ToolContext
-    from agent.tools.developer import developer_extension
+    from gosling.agent.tools import ToolContext
+    from gosling.agent.tools.developer import developer_extension
 
     edit = next(t for t in developer_extension().tools() if t.name == "edit")
     longest_gap = 0.0
@@ -105,7 +105,7 @@ def bench_mcp(megabytes: float) -> dict[str, Any]:
             TMPDIR=tmp,
         )
         spec = f"big:{sys.executable} {REPO / 'tests' / 'fakes' / 'big_mcp_server.py'}"
-        args = [sys.executable, "-m", "agent.cli", "run", "--provider", "openai"]
+        args = [sys.executable, "-m", "gosling", "run", "--provider", "openai"]
         args += ["--model", "bench", "--base-url", server.openai_url, "--with-extension", spec]
         start = time.perf_counter()
         proc = subprocess.Popen(

@@ -44,9 +44,9 @@ def _loop_cost(steps: int, settings: dict[str, Any]) -> float:
         recorded_requests,
         scripted_loop,
     )
-    from context_mgmt.request_segments import RequestSegmenter
-    from context_mgmt.tokens import default_counter
-    from providers.prompt_cache import prompt_cache_for
+    from gosling.context_mgmt.request_segments import RequestSegmenter
+    from gosling.context_mgmt.tokens import default_counter
+    from gosling.providers.prompt_cache import prompt_cache_for
 
     counter = default_counter()
     conversation = scripted_loop(steps)
@@ -59,9 +59,9 @@ def _loop_cost(steps: int, settings: dict[str, Any]) -> float:
 
 
 async def _corpus(patience: float, keep_tokens: int, keep_last: int) -> dict[str, Any]:
-    from agent.replay.results import ReplayOptions
-    from agent.replay.run import replay_file
     from bench.bench_replay import corpus_dir
+    from gosling.agent.replay.results import ReplayOptions
+    from gosling.agent.replay.run import replay_file
 
     options = ReplayOptions(
         context_limit=CORPUS_WINDOW,
@@ -89,7 +89,7 @@ async def _corpus(patience: float, keep_tokens: int, keep_last: int) -> dict[str
 
 
 def run() -> dict[str, Any]:
-    from agent.config import Settings
+    from gosling.agent.config import Settings
 
     defaults = Settings()
     rows = []

@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from context_mgmt.request_segments import RequestSegmenter
-    from conversation import Message
-    from providers import ScriptedRequest
-    from providers.cache_cost import Request
-    from providers.prompt_cache import CacheFamily, PromptCache
+    from gosling.context_mgmt.request_segments import RequestSegmenter
+    from gosling.conversation import Message
+    from gosling.providers import ScriptedRequest
+    from gosling.providers.cache_cost import Request
+    from gosling.providers.prompt_cache import CacheFamily, PromptCache
 
 WINDOW = 200_000
 OUTPUT_BYTES = 8 * 1024
@@ -129,7 +129,7 @@ def call_id(step: int) -> str:
 def scripted_loop(steps: int) -> list[Message]:
     """The loop as a conversation: the task, `steps` shell calls with their outputs, and the
     final answer (the reply of the last call)."""
-    from conversation import Message, TextContent, ToolRequest, ToolResponse
+    from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
 
     messages = [Message.user(TASK)]
     for step in range(steps):
@@ -174,7 +174,7 @@ def codex_requests(
     """Codex's policy: the whole history until a request passes 90% of the window, then a
     summarization call and a history of the user's messages and the summary. Returns the
     requests (summarization calls included) and the number of compactions."""
-    from conversation import Message
+    from gosling.conversation import Message
 
     counter = segmenter.counter
     requests: list[Request] = []
@@ -217,7 +217,7 @@ def _user_messages(history: Sequence[Message], counter: Any) -> list[Message]:
 
 
 def _summary(number: int) -> Message:
-    from conversation import Message
+    from gosling.conversation import Message
 
     # about SUMMARY_TOKENS tokens of prose (o200k: one token per short word and space)
     words = [f"note{number}", *(["the", "run", "covered", "commands", "and", "findings"] * 400)]
@@ -233,13 +233,13 @@ def _summary(number: int) -> Message:
 async def _drive_gosling(
     steps: int, family: CacheFamily, settings: Mapping[str, Any]
 ) -> list[ScriptedRequest]:
-    from agent.agent import Agent
-    from agent.config import Settings
-    from agent.tools.base import tool
-    from agent.tools.manager import BuiltinExtension, ExtensionManager
-    from agent.tools.recall import context_extension
-    from providers import ModelConfig, ScriptedProvider, ScriptedReply
-    from providers.testing import ScriptedToolCall
+    from gosling.agent.agent import Agent
+    from gosling.agent.config import Settings
+    from gosling.agent.tools.base import tool
+    from gosling.agent.tools.manager import BuiltinExtension, ExtensionManager
+    from gosling.agent.tools.recall import context_extension
+    from gosling.providers import ModelConfig, ScriptedProvider, ScriptedReply
+    from gosling.providers.testing import ScriptedToolCall
 
     outputs = {shell_command(step): shell_output(step) for step in range(steps)}
 
@@ -315,7 +315,7 @@ def recorded_requests(
 
 def policy_figures(requests: Sequence[Request], cache: PromptCache) -> dict[str, Any]:
     """What one policy's requests cost under `cache`: totals and the size of the last call."""
-    from providers.cache_cost import price_requests, total_cost
+    from gosling.providers.cache_cost import price_requests, total_cost
 
     costs = price_requests(requests, cache)
     totals = total_cost(costs)

@@ -3,14 +3,14 @@
 Importing this package is cheap: the tokenizer and the template engine load on first use.
 """
 
-from context_mgmt.compact import (
+from gosling.context_mgmt.compact import (
     CONTINUATION_TEXTS,
     CompactionResult,
     ContinuationMode,
     compact_messages,
 )
-from context_mgmt.compacting_provider import CompactingProvider
-from context_mgmt.context_size import (
+from gosling.context_mgmt.compacting_provider import CompactingProvider
+from gosling.context_mgmt.context_size import (
     AUTO_COMPACT_THRESHOLD_ENV,
     AUTO_COMPACT_THRESHOLD_KEY,
     DEFAULT_COMPACTION_THRESHOLD,
@@ -18,22 +18,22 @@ from context_mgmt.context_size import (
     auto_compact_enabled,
     needs_compaction,
 )
-from context_mgmt.errors import CompactionFailed
-from context_mgmt.format import extract_file_history, format_message_for_compacting
-from context_mgmt.ladder import REMOVAL_PERCENTAGES, filter_tool_responses
-from context_mgmt.masking import (
+from gosling.context_mgmt.errors import CompactionFailed
+from gosling.context_mgmt.format import extract_file_history, format_message_for_compacting
+from gosling.context_mgmt.ladder import REMOVAL_PERCENTAGES, filter_tool_responses
+from gosling.context_mgmt.masking import (
     MASK_BATCH_SIZE,
     MASK_KEEP_LAST,
     MaskingPresenter,
     masked_copy,
     messages_to_mask,
 )
-from context_mgmt.pair_summarizer import ToolPairSummarizer, summarize_tool_pair
-from context_mgmt.recall import RECALL_TOOL_NAME, recall_tool_output
-from context_mgmt.structured import FileActivity, StructuredSummary
-from context_mgmt.summarize import Summary, summarize
-from context_mgmt.templates import CompactionTemplates
-from context_mgmt.tool_pairs import (
+from gosling.context_mgmt.pair_summarizer import ToolPairSummarizer, summarize_tool_pair
+from gosling.context_mgmt.recall import RECALL_TOOL_NAME, recall_tool_output
+from gosling.context_mgmt.structured import FileActivity, StructuredSummary
+from gosling.context_mgmt.summarize import Summary, summarize
+from gosling.context_mgmt.templates import CompactionTemplates
+from gosling.context_mgmt.tool_pairs import (
     TOOL_SUMMARY_KIND,
     TOOLCALL_SUMMARIZATION_BATCH_SIZE,
     PairApplication,

@@ -24,13 +24,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from context_mgmt.summarize import Summary, summarize
-from conversation import Content, ImageContent, Message, MessageMetadata, TextContent
-from providers import Provider, Usage
+from gosling.context_mgmt.summarize import Summary, summarize
+from gosling.conversation import Content, ImageContent, Message, MessageMetadata, TextContent
+from gosling.providers import Provider, Usage
 
 if TYPE_CHECKING:
-    from context_mgmt.templates import CompactionTemplates
-    from context_mgmt.tokens import TokenCounter
+    from gosling.context_mgmt.templates import CompactionTemplates
+    from gosling.context_mgmt.tokens import TokenCounter
 
 SUMMARY_KIND = "summary"
 CONTINUATION_KIND = "continuation"
@@ -114,7 +114,7 @@ async def compact_messages(
     summarizing propagate and leave the conversation unchanged.
     """
     if counter is None:
-        from context_mgmt.tokens import default_counter
+        from gosling.context_mgmt.tokens import default_counter
 
         counter = default_counter()
     preserved_index = None if manual else _last_user_text_index(messages)

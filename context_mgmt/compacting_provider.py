@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING
 
-from context_mgmt.compact import compact_messages
-from conversation import Message
-from providers import ContextLengthExceeded, Provider, StreamEvent, ToolSpec, Usage
+from gosling.context_mgmt.compact import compact_messages
+from gosling.conversation import Message
+from gosling.providers import ContextLengthExceeded, Provider, StreamEvent, ToolSpec, Usage
 
 if TYPE_CHECKING:
-    from context_mgmt.templates import CompactionTemplates
-    from context_mgmt.tokens import TokenCounter
+    from gosling.context_mgmt.templates import CompactionTemplates
+    from gosling.context_mgmt.tokens import TokenCounter
 
 
 class CompactingProvider(Provider):

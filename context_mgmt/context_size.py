@@ -22,10 +22,10 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal
 
-from conversation import Message
+from gosling.conversation import Message
 
 if TYPE_CHECKING:
-    from context_mgmt.tokens import TokenCounter
+    from gosling.context_mgmt.tokens import TokenCounter
 
 DEFAULT_COMPACTION_THRESHOLD = 0.8
 """Compact once the context holds more than this share of the model's window."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from providers import ProviderError
+from gosling.providers import ProviderError
 
 FailureReason = Literal[
     "no_tool_responses", "exhausted", "empty_summary", "overflow_loop", "prompt_template"

@@ -21,13 +21,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from context_mgmt.recall import FOLDED_KEYWORD, RECALL_TOOL_NAME, describe_call, recall_hint
-from context_mgmt.tool_pairs import (
+from gosling.context_mgmt.recall import FOLDED_KEYWORD, RECALL_TOOL_NAME, describe_call, recall_hint
+from gosling.context_mgmt.tool_pairs import (
     TOOL_SUMMARY_KIND,
     PairApplication,
     apply_tool_pair_summaries,
 )
-from conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
 
 FOLD_NOTE_HEADER = "[Folded tool calls:"
 LISTED_CALLS = 8

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
-from conversation import (
+from gosling.conversation import (
     ImageContent,
     Message,
     RedactedThinkingContent,

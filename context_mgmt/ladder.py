@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from conversation import Message, ToolResponse
+from gosling.conversation import Message, ToolResponse
 
 REMOVAL_PERCENTAGES: tuple[int, ...] = (0, 10, 20, 50, 100)
 """Share of tool-response messages left out at each rung of the summarize ladder."""

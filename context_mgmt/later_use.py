@@ -29,7 +29,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
 
 MIN_TOKEN_LENGTH = 6
 _RUN = re.compile(r"[A-Za-z0-9_./\-]+")

@@ -39,8 +39,8 @@ from collections import OrderedDict
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from context_mgmt.recall import describe_call, recall_hint
-from conversation import ImageContent, Message, TextContent, ToolRequest, ToolResponse
+from gosling.context_mgmt.recall import describe_call, recall_hint
+from gosling.conversation import ImageContent, Message, TextContent, ToolRequest, ToolResponse
 
 MASK_KEEP_LAST = 10
 """Tool calls whose results always stay verbatim (config `mask_keep_last`)."""

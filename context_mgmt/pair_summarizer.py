@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from context_mgmt.context_size import DEFAULT_COMPACTION_THRESHOLD
-from context_mgmt.format import format_message_for_compacting
-from context_mgmt.recall import describe_call, recall_hint
-from context_mgmt.tool_pairs import (
+from gosling.context_mgmt.context_size import DEFAULT_COMPACTION_THRESHOLD
+from gosling.context_mgmt.format import format_message_for_compacting
+from gosling.context_mgmt.recall import describe_call, recall_hint
+from gosling.context_mgmt.tool_pairs import (
     TOOL_SUMMARY_KIND,
     TOOLCALL_SUMMARIZATION_BATCH_SIZE,
     PairApplication,
@@ -35,11 +35,11 @@ from context_mgmt.tool_pairs import (
     compute_tool_call_cutoff,
     tool_ids_to_summarize,
 )
-from conversation import Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
-from providers import Provider, Usage
+from gosling.conversation import Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
+from gosling.providers import Provider, Usage
 
 if TYPE_CHECKING:
-    from context_mgmt.tokens import TokenCounter
+    from gosling.context_mgmt.tokens import TokenCounter
 
 TOOL_PAIR_TEMPLATE = "tool_pair_summary.md"
 TOOL_PAIR_REQUEST = "Write the note for the tool call given in the system prompt."
@@ -240,7 +240,7 @@ async def summarize_tool_pair(
     any model call, when `messages` hold no agent-visible request or response for `tool_id`,
     and when the reply is empty; provider errors propagate.
     """
-    from prompts import render
+    from gosling.prompts import render
 
     request_message, request = _find(messages, tool_id, ToolRequest)
     response_message, response = _find(messages, tool_id, ToolResponse)
@@ -255,11 +255,11 @@ async def summarize_tool_pair(
     if not text:
         raise ToolPairError(f"the model returned an empty summary for tool call {tool_id!r}")
     if counter is None and (usage.input_tokens is None or usage.output_tokens is None):
-        from context_mgmt.tokens import default_counter
+        from gosling.context_mgmt.tokens import default_counter
 
         counter = default_counter()
     if counter is not None:
-        from context_mgmt.summarize import normalise_usage
+        from gosling.context_mgmt.summarize import normalise_usage
 
         usage = normalise_usage(usage, system, ask, reply, counter)
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from conversation import ImageContent, Message, TextContent, ToolRequest, ToolResponse
+from gosling.conversation import ImageContent, Message, TextContent, ToolRequest, ToolResponse
 
 RECALL_TOOL_NAME = "context__recall"
 """The recall tool as the model sees it: the `recall` tool of the `context` extension

@@ -21,8 +21,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from context_mgmt.tokens import REPLY_PRIMER_TOKENS, SYSTEM_OVERHEAD, TokenCounter
-from conversation import (
+from gosling.context_mgmt.tokens import REPLY_PRIMER_TOKENS, SYSTEM_OVERHEAD, TokenCounter
+from gosling.conversation import (
     TURN_CONTEXT_KIND,
     Message,
     RedactedThinkingContent,
@@ -30,9 +30,9 @@ from conversation import (
     TextContent,
     ThinkingContent,
 )
-from providers.base import ToolSpec
-from providers.cache_cost import Request, Segment
-from providers.prompt_cache import CacheMechanism
+from gosling.providers.base import ToolSpec
+from gosling.providers.cache_cost import Request, Segment
+from gosling.providers.prompt_cache import CacheMechanism
 
 _ANTHROPIC_USER_BREAKPOINTS = 2
 _KEY_CACHE_SIZE = 65_536

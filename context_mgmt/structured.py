@@ -17,8 +17,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from context_mgmt.templates import DEFAULT_TEMPLATES, SUMMARY_TEMPLATE, CompactionTemplates
-from prompts import PromptError
+from gosling.context_mgmt.templates import DEFAULT_TEMPLATES, SUMMARY_TEMPLATE, CompactionTemplates
+from gosling.prompts import PromptError
 
 logger = logging.getLogger(__name__)
 

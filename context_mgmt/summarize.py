@@ -20,17 +20,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from context_mgmt.errors import CompactionFailed
-from context_mgmt.format import extract_file_history, format_transcript
-from context_mgmt.ladder import REMOVAL_PERCENTAGES, filter_tool_responses, tool_response_positions
-from context_mgmt.structured import StructuredSummary, apply_structured
-from context_mgmt.templates import DEFAULT_TEMPLATES, CompactionTemplates
-from conversation import Message, TextContent, ThinkingContent
-from prompts import PromptError
-from providers import TRUNCATED_STOP_REASONS, ContextLengthExceeded, Provider, Usage
+from gosling.context_mgmt.errors import CompactionFailed
+from gosling.context_mgmt.format import extract_file_history, format_transcript
+from gosling.context_mgmt.ladder import (
+    REMOVAL_PERCENTAGES,
+    filter_tool_responses,
+    tool_response_positions,
+)
+from gosling.context_mgmt.structured import StructuredSummary, apply_structured
+from gosling.context_mgmt.templates import DEFAULT_TEMPLATES, CompactionTemplates
+from gosling.conversation import Message, TextContent, ThinkingContent
+from gosling.prompts import PromptError
+from gosling.providers import TRUNCATED_STOP_REASONS, ContextLengthExceeded, Provider, Usage
 
 if TYPE_CHECKING:
-    from context_mgmt.tokens import TokenCounter
+    from gosling.context_mgmt.tokens import TokenCounter
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +124,7 @@ async def summarize(
     unchanged.
     """
     if counter is None:
-        from context_mgmt.tokens import default_counter
+        from gosling.context_mgmt.tokens import default_counter
 
         counter = default_counter()
     visible = [m for m in messages if m.metadata.agent_visible]

@@ -38,7 +38,7 @@ DEFAULT_TEMPLATES = CompactionTemplates()
 
 
 def _render(name: str, source: str | None, context: dict[str, Any]) -> str:
-    from prompts import render, render_source
+    from gosling.prompts import render, render_source
 
     if source is None:
         return render(name, **context)

@@ -26,12 +26,12 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conversation import ImageContent, Message, TextContent, ToolRequest, ToolResponse
+from gosling.conversation import ImageContent, Message, TextContent, ToolRequest, ToolResponse
 
 if TYPE_CHECKING:
     import tiktoken
 
-    from providers import ToolSpec
+    from gosling.providers import ToolSpec
 
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 O200K_SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
@@ -62,7 +62,7 @@ O200K_RANK_COUNT = 199_998
 
 
 def _cache_path() -> Path:
-    from prompts.locations import user_dirs
+    from gosling.prompts.locations import user_dirs
 
     version = f"py{sys.version_info.major}{sys.version_info.minor}"
     return user_dirs().state / "cache" / f"o200k_base-{O200K_SHA256[:16]}-{version}.marshal"

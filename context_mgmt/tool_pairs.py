@@ -45,9 +45,16 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from context_mgmt.compact import SUMMARY_KIND
-from context_mgmt.context_size import DEFAULT_COMPACTION_THRESHOLD
-from conversation import Content, Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
+from gosling.context_mgmt.compact import SUMMARY_KIND
+from gosling.context_mgmt.context_size import DEFAULT_COMPACTION_THRESHOLD
+from gosling.conversation import (
+    Content,
+    Message,
+    MessageMetadata,
+    TextContent,
+    ToolRequest,
+    ToolResponse,
+)
 
 TOOLCALL_SUMMARIZATION_BATCH_SIZE = 10
 MAX_SUMMARY_BATCH = 50

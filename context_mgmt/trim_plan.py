@@ -37,16 +37,16 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from context_mgmt.masking import (
+from gosling.context_mgmt.masking import (
     MASK_KEEP_LAST,
     has_long_arguments,
     messages_to_mask_among,
     worth_masking,
 )
-from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
-from conversation import Message
-from providers.cache_cost import break_even_calls
-from providers.prompt_cache import PromptCache
+from gosling.context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
+from gosling.conversation import Message
+from gosling.providers.cache_cost import break_even_calls
+from gosling.providers.prompt_cache import PromptCache
 
 MASK_KEEP_TOKENS = 4_000
 """Output tokens of the newest calls kept whole at most (config `mask_keep_tokens`); the

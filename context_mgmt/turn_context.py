@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from xml.sax.saxutils import escape
 
-from context_mgmt.context_size import usage_percent
-from conversation import TURN_CONTEXT_KIND, Message, TextContent
+from gosling.context_mgmt.context_size import usage_percent
+from gosling.conversation import TURN_CONTEXT_KIND, Message, TextContent
 
 MIN_CONTEXT_FOR_TURN_CONTEXT = 32_000
 

@@ -1,6 +1,6 @@
 """The message vocabulary every other package speaks."""
 
-from conversation.content import (
+from gosling.conversation.content import (
     Content,
     ImageContent,
     RedactedThinkingContent,
@@ -12,14 +12,14 @@ from conversation.content import (
     ToolResultPart,
     sanitize_text,
 )
-from conversation.conversation import Conversation
-from conversation.fix import (
+from gosling.conversation.conversation import Conversation
+from gosling.conversation.fix import (
     extends_valid_view,
     fix_agent_view,
     fix_conversation,
     is_valid_agent_view,
 )
-from conversation.message import (
+from gosling.conversation.message import (
     TURN_CONTEXT_KIND,
     EffectiveRole,
     Message,

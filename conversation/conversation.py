@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from conversation.content import TextContent
-from conversation.fix import fix_agent_view
-from conversation.message import Message
+from gosling.conversation.content import TextContent
+from gosling.conversation.fix import fix_agent_view
+from gosling.conversation.message import Message
 
 
 class Conversation:

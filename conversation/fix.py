@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
-from conversation.content import (
+from gosling.conversation.content import (
     Content,
     ImageContent,
     RedactedThinkingContent,
@@ -20,7 +20,7 @@ from conversation.content import (
     ToolRequest,
     ToolResponse,
 )
-from conversation.message import Message
+from gosling.conversation.message import Message
 
 EMPTY_TOOL_RESULT_PLACEHOLDER = "(empty result)"
 EMPTY_CONVERSATION_PLACEHOLDER = "Hello"

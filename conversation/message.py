@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from conversation.content import (
+from gosling.conversation.content import (
     Content,
     TextContent,
     ToolRequest,

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from hints.gitignore import GitignoreRules
-from hints.markdown import code_regions, inside
-from hints.report import ImportedFile, Refusal, RefusalReason
+from gosling.hints.gitignore import GitignoreRules
+from gosling.hints.markdown import code_regions, inside
+from gosling.hints.report import ImportedFile, Refusal, RefusalReason
 
 logger = logging.getLogger(__name__)
 

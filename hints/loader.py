@@ -6,11 +6,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from hints.gitignore import NO_RULES, GitignoreRules, directories_between, find_git_root
-from hints.imports import ImportScope
-from hints.names import resolve_filenames
-from hints.reader import MAX_HINT_OUTPUT_BYTES, HintFileReader
-from hints.report import HintReport, Scope
+from gosling.hints.gitignore import NO_RULES, GitignoreRules, directories_between, find_git_root
+from gosling.hints.imports import ImportScope
+from gosling.hints.names import resolve_filenames
+from gosling.hints.reader import MAX_HINT_OUTPUT_BYTES, HintFileReader
+from gosling.hints.report import HintReport, Scope
 
 GLOBAL_HEADER = (
     "### Global Hints\n"
@@ -114,6 +114,6 @@ def _default_home_dir() -> Path:
 
 
 def _default_global_dir() -> Path:
-    from prompts.locations import user_dirs
+    from gosling.prompts.locations import user_dirs
 
     return user_dirs().config

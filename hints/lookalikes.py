@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from hints.gitignore import directories_between, find_git_root
+from gosling.hints.gitignore import directories_between, find_git_root
 
 OTHER_AGENTS_HINT_FILES = (
     "CLAUDE.md",

@@ -7,8 +7,8 @@ import logging
 import os
 from pathlib import Path
 
-from hints.imports import ImportExpander, ImportScope, NotTextError, read_text
-from hints.report import LoadedHint, Refusal, RefusalReason, Scope
+from gosling.hints.imports import ImportExpander, ImportScope, NotTextError, read_text
+from gosling.hints.report import LoadedHint, Refusal, RefusalReason, Scope
 
 logger = logging.getLogger(__name__)
 

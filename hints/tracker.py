@@ -13,14 +13,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hints.gitignore import GitignoreRules, directories_between, find_git_root
-from hints.imports import ImportScope
-from hints.names import resolve_filenames
-from hints.reader import MAX_HINT_OUTPUT_BYTES, HintFileReader
-from hints.report import LoadedHint, Refusal
+from gosling.hints.gitignore import GitignoreRules, directories_between, find_git_root
+from gosling.hints.imports import ImportScope
+from gosling.hints.names import resolve_filenames
+from gosling.hints.reader import MAX_HINT_OUTPUT_BYTES, HintFileReader
+from gosling.hints.report import LoadedHint, Refusal
 
 if TYPE_CHECKING:
-    from hints.gitignore import SpecCache
+    from gosling.hints.gitignore import SpecCache
 
 PATH_KEYS = ("path", "file_path", "file")
 """Tool arguments naming a file or a directory. The parent directory is touched and, when the

@@ -4,7 +4,7 @@
 `render_source(text, **context)` renders template text a caller passes in.
 """
 
-from prompts.templating import (
+from gosling.prompts.templating import (
     PromptError,
     code_fence,
     override_dir,

@@ -9,7 +9,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prompts.locations import user_dirs
+from gosling.prompts.locations import user_dirs
 
 if TYPE_CHECKING:
     import jinja2

@@ -3,7 +3,7 @@
 Adapters import their SDKs lazily; importing this package never imports anthropic or openai.
 """
 
-from providers.base import (
+from gosling.providers.base import (
     DEFAULT_CONTEXT_LIMIT,
     TRUNCATED_STOP_REASONS,
     Completed,
@@ -19,7 +19,7 @@ from providers.base import (
     Usage,
     UsageReported,
 )
-from providers.errors import (
+from gosling.providers.errors import (
     AuthenticationFailed,
     ContextLengthExceeded,
     MissingApiKey,
@@ -29,11 +29,16 @@ from providers.errors import (
     RequestFailed,
     ServerError,
 )
-from providers.factory import PROVIDER_NAMES, PROVIDERS, ProviderInfo, create_provider
-from providers.overflow import is_context_overflow
-from providers.registry import ModelLimits, lookup_model
-from providers.retry import RetryPolicy
-from providers.testing import ScriptedProvider, ScriptedReply, ScriptedRequest, ScriptedToolCall
+from gosling.providers.factory import PROVIDER_NAMES, PROVIDERS, ProviderInfo, create_provider
+from gosling.providers.overflow import is_context_overflow
+from gosling.providers.registry import ModelLimits, lookup_model
+from gosling.providers.retry import RetryPolicy
+from gosling.providers.testing import (
+    ScriptedProvider,
+    ScriptedReply,
+    ScriptedRequest,
+    ScriptedToolCall,
+)
 
 __all__ = [
     "DEFAULT_CONTEXT_LIMIT",

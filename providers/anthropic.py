@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
-from conversation import (
+from gosling.conversation import (
     TURN_CONTEXT_KIND,
     Content,
     ImageContent,
@@ -29,7 +29,7 @@ from conversation import (
     ToolRequest,
     ToolResponse,
 )
-from providers.base import (
+from gosling.providers.base import (
     Completed,
     ModelConfig,
     StreamEvent,
@@ -42,9 +42,9 @@ from providers.base import (
     Usage,
     UsageReported,
 )
-from providers.errors import ServerError
-from providers.registry import lookup_model
-from providers.sdk_provider import (
+from gosling.providers.errors import ServerError
+from gosling.providers.registry import lookup_model
+from gosling.providers.sdk_provider import (
     OPENAI_REASONING_PREFIX,
     SdkProvider,
     parse_tool_arguments,
@@ -52,8 +52,8 @@ from providers.sdk_provider import (
 )
 
 if TYPE_CHECKING:
-    from providers.deadlines import CallDeadlines
-from providers.retry import RetryPolicy
+    from gosling.providers.deadlines import CallDeadlines
+from gosling.providers.retry import RetryPolicy
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 ONE_MILLION_BETA = "context-1m-2025-08-07"

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from conversation import Message
+from gosling.conversation import Message
 
 DEFAULT_CONTEXT_LIMIT = 128_000
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from providers.prompt_cache import PromptCache
+from gosling.providers.prompt_cache import PromptCache
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from providers.errors import TimedOut
+from gosling.providers.errors import TimedOut
 
 T = TypeVar("T")
 

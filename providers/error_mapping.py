@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from providers.errors import (
+from gosling.providers.errors import (
     AuthenticationFailed,
     ContextLengthExceeded,
     ProviderError,
@@ -23,8 +23,8 @@ from providers.errors import (
     RequestFailed,
     ServerError,
 )
-from providers.overflow import is_context_overflow
-from providers.retry import parse_retry_after
+from gosling.providers.overflow import is_context_overflow
+from gosling.providers.retry import parse_retry_after
 
 _SERVER_TYPES = frozenset({"api_error", "server_error", "internal_server_error", "timeout_error"})
 _RATE_TYPES = frozenset({"rate_limit_error", "rate_limit_exceeded"})

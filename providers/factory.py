@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from providers.base import ModelConfig, Provider
-from providers.deadlines import CallDeadlines
-from providers.errors import MissingApiKey, ProviderConfigError
-from providers.openai_compatible import PROFILES, CompatProfile
-from providers.registry import ModelLimits, lookup_model
-from providers.retry import RetryPolicy
-from providers.sdk_provider import DEFAULT_TIMEOUT
+from gosling.providers.base import ModelConfig, Provider
+from gosling.providers.deadlines import CallDeadlines
+from gosling.providers.errors import MissingApiKey, ProviderConfigError
+from gosling.providers.openai_compatible import PROFILES, CompatProfile
+from gosling.providers.registry import ModelLimits, lookup_model
+from gosling.providers.retry import RetryPolicy
+from gosling.providers.sdk_provider import DEFAULT_TIMEOUT
 
 Api = Literal["anthropic", "openai-chat", "openai-responses"]
 
@@ -178,7 +178,7 @@ def create_provider(
     key = _require_key(info, api_key, environ)
 
     if canonical == "anthropic":
-        from providers.anthropic import AnthropicProvider
+        from gosling.providers.anthropic import AnthropicProvider
 
         url = base_url or _env_value(environ, info.base_url_env) or info.default_base_url
         assert url is not None and key is not None
@@ -196,12 +196,12 @@ def create_provider(
         url = base_url or _env_value(environ, info.base_url_env) or info.default_base_url
         assert url is not None and key is not None
         if canonical == "openai":
-            from providers.openai_chat import OpenAIChatProvider
+            from gosling.providers.openai_chat import OpenAIChatProvider
 
             return OpenAIChatProvider(
                 config, api_key=key, base_url=url, retry=retry, timeout=timeout, deadlines=deadlines
             )
-        from providers.openai_responses import OpenAIResponsesProvider
+        from gosling.providers.openai_responses import OpenAIResponsesProvider
 
         return OpenAIResponsesProvider(
             config,
@@ -213,7 +213,7 @@ def create_provider(
             deadlines=deadlines,
         )
 
-    from providers.openai_compatible import OpenAICompatibleProvider
+    from gosling.providers.openai_compatible import OpenAICompatibleProvider
 
     profile = PROFILES[canonical]
     url = base_url or _compat_base_url(profile, environ)

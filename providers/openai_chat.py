@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from conversation import (
+from gosling.conversation import (
     Content,
     ImageContent,
     Message,
@@ -24,7 +24,7 @@ from conversation import (
     ToolRequest,
     ToolResponse,
 )
-from providers.base import (
+from gosling.providers.base import (
     Completed,
     ModelConfig,
     StreamEvent,
@@ -37,12 +37,12 @@ from providers.base import (
     Usage,
     UsageReported,
 )
-from providers.errors import ServerError
-from providers.sdk_provider import OpenAISdkProvider, parse_tool_arguments
+from gosling.providers.errors import ServerError
+from gosling.providers.sdk_provider import OpenAISdkProvider, parse_tool_arguments
 
 if TYPE_CHECKING:
-    from providers.deadlines import CallDeadlines
-from providers.retry import RetryPolicy
+    from gosling.providers.deadlines import CallDeadlines
+from gosling.providers.retry import RetryPolicy
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 

@@ -11,12 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from providers.base import ModelConfig
-from providers.openai_chat import ChatQuirks, OpenAIChatProvider
+from gosling.providers.base import ModelConfig
+from gosling.providers.openai_chat import ChatQuirks, OpenAIChatProvider
 
 if TYPE_CHECKING:
-    from providers.deadlines import CallDeadlines
-from providers.retry import RetryPolicy
+    from gosling.providers.deadlines import CallDeadlines
+from gosling.providers.retry import RetryPolicy
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from conversation import (
+from gosling.conversation import (
     Content,
     ImageContent,
     Message,
@@ -21,7 +21,7 @@ from conversation import (
     ToolRequest,
     ToolResponse,
 )
-from providers.base import (
+from gosling.providers.base import (
     Completed,
     ModelConfig,
     StreamEvent,
@@ -34,17 +34,17 @@ from providers.base import (
     Usage,
     UsageReported,
 )
-from providers.error_mapping import classify_error
-from providers.errors import ProviderError, ServerError
-from providers.sdk_provider import (
+from gosling.providers.error_mapping import classify_error
+from gosling.providers.errors import ProviderError, ServerError
+from gosling.providers.sdk_provider import (
     OPENAI_REASONING_PREFIX,
     OpenAISdkProvider,
     parse_tool_arguments,
 )
 
 if TYPE_CHECKING:
-    from providers.deadlines import CallDeadlines
-from providers.retry import RetryPolicy
+    from gosling.providers.deadlines import CallDeadlines
+from gosling.providers.retry import RetryPolicy
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from providers.base import Usage
-from providers.registry import table_entry
+from gosling.providers.base import Usage
+from gosling.providers.registry import table_entry
 
 PER_TOKENS = 1_000_000
 

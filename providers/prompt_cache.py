@@ -29,8 +29,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from providers.pricing import ModelPrice, lookup_price
-from providers.registry import normalize_model_name, table_entry
+from gosling.providers.pricing import ModelPrice, lookup_price
+from gosling.providers.registry import normalize_model_name, table_entry
 
 CacheMechanism = Literal["breakpoints", "prefix", "none"]
 CacheFamily = Literal["anthropic", "openai", "local", "none"]

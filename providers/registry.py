@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from providers.base import DEFAULT_CONTEXT_LIMIT
+from gosling.providers.base import DEFAULT_CONTEXT_LIMIT
 
 logger = logging.getLogger("gosling.providers")
 

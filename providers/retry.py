@@ -27,7 +27,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
-from providers.errors import ProviderError, RateLimited, ServerError
+from gosling.providers.errors import ProviderError, RateLimited, ServerError
 
 logger = logging.getLogger("gosling.providers")
 

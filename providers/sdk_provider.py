@@ -19,12 +19,12 @@ from types import ModuleType
 from typing import Any, NoReturn, Protocol
 from urllib.parse import urlsplit
 
-from conversation import Message
-from providers.base import Completed, ModelConfig, Provider, StreamEvent, ToolSpec, Usage
-from providers.deadlines import CallDeadlines, Deadline
-from providers.error_mapping import translate_exception
-from providers.errors import ProviderConfigError
-from providers.retry import RetryPolicy, call_with_retries, stream_with_retries
+from gosling.conversation import Message
+from gosling.providers.base import Completed, ModelConfig, Provider, StreamEvent, ToolSpec, Usage
+from gosling.providers.deadlines import CallDeadlines, Deadline
+from gosling.providers.error_mapping import translate_exception
+from gosling.providers.errors import ProviderConfigError
+from gosling.providers.retry import RetryPolicy, call_with_retries, stream_with_retries
 
 OPENAI_REASONING_PREFIX = "openai-reasoning:"
 """Marks a ThinkingContent signature that holds an OpenAI Responses reasoning item (its id

@@ -20,8 +20,8 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conversation import Content, Message, TextContent, ThinkingContent, ToolRequest
-from providers.base import (
+from gosling.conversation import Content, Message, TextContent, ThinkingContent, ToolRequest
+from gosling.providers.base import (
     Completed,
     ModelConfig,
     Provider,

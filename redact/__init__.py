@@ -4,8 +4,8 @@ every other package may import it."""
 
 from __future__ import annotations
 
-from redact.names import credential_env, is_credential_env
-from redact.redactor import (
+from gosling.redact.names import credential_env, is_credential_env
+from gosling.redact.redactor import (
     KEY_FORMATS,
     MIN_SECRET_LENGTH,
     Redactor,

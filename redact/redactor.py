@@ -30,7 +30,7 @@ from functools import cache, partial
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from redact.names import is_credential_env
+from gosling.redact.names import is_credential_env
 
 MIN_SECRET_LENGTH = 8
 """Shorter values are not redacted: they would match ordinary words."""

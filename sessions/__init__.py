@@ -4,7 +4,7 @@ Nothing at import time touches the disk; callers pick the file (by default
 `SqliteSessionStore.open_default(user_dirs().data)`).
 """
 
-from sessions.errors import (
+from gosling.sessions.errors import (
     CorruptStore,
     ImportFailed,
     MessageConflict,
@@ -16,7 +16,7 @@ from sessions.errors import (
     StoreUnusable,
     StoreUnwritable,
 )
-from sessions.importing import (
+from gosling.sessions.importing import (
     ExportFormat,
     Importer,
     export_session,
@@ -26,7 +26,7 @@ from sessions.importing import (
     parse_session_text,
     register_importer,
 )
-from sessions.records import (
+from gosling.sessions.records import (
     Session,
     SessionChanges,
     SessionSnapshot,
@@ -34,9 +34,9 @@ from sessions.records import (
     UsageKind,
     UsageRecord,
 )
-from sessions.schema import LATEST_VERSION
-from sessions.sqlite_store import DEFAULT_FILENAME, SqliteSessionStore
-from sessions.store import SessionStore
+from gosling.sessions.schema import LATEST_VERSION
+from gosling.sessions.sqlite_store import DEFAULT_FILENAME, SqliteSessionStore
+from gosling.sessions.store import SessionStore
 
 __all__ = [
     "DEFAULT_FILENAME",

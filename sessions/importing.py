@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from redact import redact, redact_json
-from sessions import jsonl
-from sessions.errors import ImportFailed
-from sessions.markdown import render_markdown
-from sessions.records import Session, SessionSnapshot
-from sessions.store import SessionStore
+from gosling.redact import redact, redact_json
+from gosling.sessions import jsonl
+from gosling.sessions.errors import ImportFailed
+from gosling.sessions.markdown import render_markdown
+from gosling.sessions.records import Session, SessionSnapshot
+from gosling.sessions.store import SessionStore
 
 ExportFormat = Literal["jsonl", "markdown"]
 _SNIFF_CHARS = 4096

@@ -13,11 +13,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from conversation import Message
-from providers import Usage
-from sessions.errors import ImportFailed
-from sessions.json_limits import load_json
-from sessions.records import SessionSnapshot, TokenTotals, UsageKind, UsageRecord
+from gosling.conversation import Message
+from gosling.providers import Usage
+from gosling.sessions.errors import ImportFailed
+from gosling.sessions.json_limits import load_json
+from gosling.sessions.records import SessionSnapshot, TokenTotals, UsageKind, UsageRecord
 
 FORMAT = "gosling-session"
 VERSION = 1

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from sessions.errors import SessionBusy
+from gosling.sessions.errors import SessionBusy
 
 
 def _try_lock(fd: int) -> bool:

@@ -10,7 +10,7 @@ import json
 import re
 import time
 
-from conversation import (
+from gosling.conversation import (
     ImageContent,
     Message,
     SystemNotification,
@@ -18,7 +18,7 @@ from conversation import (
     ToolRequest,
     ToolResponse,
 )
-from sessions.records import SessionSnapshot
+from gosling.sessions.records import SessionSnapshot
 
 _ARGUMENT_CHARS = 200
 _RESULT_LINES = 12

@@ -13,8 +13,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from conversation import Message, MessageMetadata
-from providers import Usage
+from gosling.conversation import Message, MessageMetadata
+from gosling.providers import Usage
 
 
 class UsageKind(StrEnum):

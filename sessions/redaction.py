@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from redact import redact as redact_text
-from redact import redact_json
-from sessions.errors import SecretRefused
+from gosling.redact import redact as redact_text
+from gosling.redact import redact_json
+from gosling.sessions.errors import SecretRefused
 
 __all__ = ["redact_json", "redact_text", "refuse_secret_keys"]
 

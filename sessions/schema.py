@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sessions.errors import CorruptStore, SchemaTooNew, StoreUnusable
+from gosling.sessions.errors import CorruptStore, SchemaTooNew, StoreUnusable
 
 _MOVE_ASIDE = (
     "Move it aside (for example rename it to sessions.db.broken) and gosling will start a new "

@@ -12,11 +12,11 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from conversation import Content, Message, MessageMetadata
-from providers import Usage
-from sessions.errors import MessageConflict, SessionNotFound
-from sessions.records import Session, SessionChanges, TokenTotals, UsageKind, UsageRecord
-from sessions.redaction import redact_json
+from gosling.conversation import Content, Message, MessageMetadata
+from gosling.providers import Usage
+from gosling.sessions.errors import MessageConflict, SessionNotFound
+from gosling.sessions.records import Session, SessionChanges, TokenTotals, UsageKind, UsageRecord
+from gosling.sessions.redaction import redact_json
 
 _MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 _CONTENT: TypeAdapter[tuple[Content, ...]] = TypeAdapter(tuple[Content, ...])

@@ -26,14 +26,20 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from conversation import Message, MessageMetadata
-from sessions import sqlite_rows as rows
-from sessions import write_errors
-from sessions.errors import CorruptStore, MessageConflict, StoreUnusable
-from sessions.locking import SessionLocks
-from sessions.records import Session, SessionChanges, SessionSnapshot, TokenTotals, UsageRecord
-from sessions.redaction import redact_json, redact_text, refuse_secret_keys
-from sessions.schema import LATEST_VERSION, migrate, probe, read_only_uri
+from gosling.conversation import Message, MessageMetadata
+from gosling.sessions import sqlite_rows as rows
+from gosling.sessions import write_errors
+from gosling.sessions.errors import CorruptStore, MessageConflict, StoreUnusable
+from gosling.sessions.locking import SessionLocks
+from gosling.sessions.records import (
+    Session,
+    SessionChanges,
+    SessionSnapshot,
+    TokenTotals,
+    UsageRecord,
+)
+from gosling.sessions.redaction import redact_json, redact_text, refuse_secret_keys
+from gosling.sessions.schema import LATEST_VERSION, migrate, probe, read_only_uri
 
 DEFAULT_FILENAME = "sessions.db"
 _VALID_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")

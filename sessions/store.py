@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from conversation import Message, MessageMetadata
-from sessions.records import Session, SessionChanges, SessionSnapshot, UsageRecord
+from gosling.conversation import Message, MessageMetadata
+from gosling.sessions.records import Session, SessionChanges, SessionSnapshot, UsageRecord
 
 
 class SessionStore(Protocol):

@@ -11,7 +11,7 @@ import errno
 import sqlite3
 from pathlib import Path
 
-from sessions.errors import StoreUnwritable
+from gosling.sessions.errors import StoreUnwritable
 
 _FULL = ("the disk is full", "Free some space on it")
 _READ_ONLY = (

@@ -1,5 +1,5 @@
-"""`python -m agent.cli` runs the `gosling` command."""
+"""`python -m gosling.agent.cli` runs the `gosling` command."""
 
-from agent.cli.main import main
+from gosling.agent.cli.main import main
 
 main()

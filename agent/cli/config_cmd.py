@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from agent.config import ProjectConfig, Settings
+    from gosling.agent.config import ProjectConfig, Settings
 
 CHOSEN_AT_RUN_TIME = frozenset({"provider", "model", "context_limit"})
 """Settings that, left unset, are decided when a run starts (shown under "a run here would
@@ -33,9 +33,9 @@ def config_group() -> None:
 )
 def show(as_json: bool, working_dir: Path | None) -> None:
     """Print every setting, its value and where it came from."""
-    from agent.cli.errors import ConfigProblem
-    from agent.config import ConfigError, load_settings
-    from prompts.locations import user_dirs
+    from gosling.agent.cli.errors import ConfigProblem
+    from gosling.agent.config import ConfigError, load_settings
+    from gosling.prompts.locations import user_dirs
 
     try:
         loaded = load_settings(working_dir)
@@ -77,8 +77,8 @@ def show(as_json: bool, working_dir: Path | None) -> None:
 
 def _ignored(project: ProjectConfig | None) -> dict[str, tuple[Any, str]]:
     """Dotted key -> (the value the untrusted project file sets, the file)."""
-    from agent.config import read_config_file
-    from agent.untrusted_config import value_at
+    from gosling.agent.config import read_config_file
+    from gosling.agent.untrusted_config import value_at
 
     if project is None or not project.ignored:
         return {}
@@ -91,8 +91,12 @@ def _effective_lines(settings: Settings, sources: Mapping[str, str]) -> list[str
     ProviderError when none can be chosen."""
     import os
 
-    from agent.provider_choice import NO_PROVIDER_MESSAGE, choose_provider, describe_effective
-    from providers import ProviderError
+    from gosling.agent.provider_choice import (
+        NO_PROVIDER_MESSAGE,
+        choose_provider,
+        describe_effective,
+    )
+    from gosling.providers import ProviderError
 
     try:
         chosen = choose_provider(settings)
@@ -110,7 +114,7 @@ def _effective_lines(settings: Settings, sources: Mapping[str, str]) -> list[str
 @config_group.command("path")
 def path() -> None:
     """Print the path of the user config file."""
-    from prompts.locations import user_dirs
+    from gosling.prompts.locations import user_dirs
 
     click.echo(str(user_dirs().config / "config.toml"))
 
@@ -130,10 +134,10 @@ def provider(working_dir: Path | None) -> None:
     """
     import os
 
-    from agent.cli.errors import ConfigProblem
-    from agent.config import ConfigError, load_settings
-    from agent.provider_choice import choose_provider, describe_effective
-    from providers import ProviderError
+    from gosling.agent.cli.errors import ConfigProblem
+    from gosling.agent.config import ConfigError, load_settings
+    from gosling.agent.provider_choice import choose_provider, describe_effective
+    from gosling.providers import ProviderError
 
     try:
         loaded = load_settings(working_dir)

@@ -18,9 +18,14 @@ import click
 if TYPE_CHECKING:
     from rich.console import JustifyMethod
 
-    from agent.replay.results import ReplayCall, ReplayOptions, ReplayStrategy, TranscriptReplay
-    from providers import Provider
-    from providers.prompt_cache import CacheFamily
+    from gosling.agent.replay.results import (
+        ReplayCall,
+        ReplayOptions,
+        ReplayStrategy,
+        TranscriptReplay,
+    )
+    from gosling.providers import Provider
+    from gosling.providers.prompt_cache import CacheFamily
 
 STRATEGY_CHOICES = ("none", "summarize", "mask", "hybrid", "all")
 PLOT_INSTALL_HINT = f"{sys.executable} -m pip install matplotlib"
@@ -128,9 +133,9 @@ def replay_command(
     FILE is any transcript `gosling sessions import` reads: Claude Code JSONL, mini-swe-agent
     .traj.json, OpenHands events or output.jsonl, OpenAI-chat JSON, a gosling export.
     """
-    from agent.replay.results import REPLAY_STRATEGIES, ReplayOptions
-    from agent.replay.run import ReplayError, replay_file
-    from sessions import ImportFailed
+    from gosling.agent.replay.results import REPLAY_STRATEGIES, ReplayOptions
+    from gosling.agent.replay.run import ReplayError, replay_file
+    from gosling.sessions import ImportFailed
 
     if plot is not None:
         _require_matplotlib()
@@ -169,9 +174,9 @@ def demo_command() -> None:
     solution of a SWE-bench task, replayed at a 16k window so that keeping the whole history
     overflows it while masking and compaction keep every call inside it.
     """
-    from agent.demo import DEMO_CONTEXT_LIMIT, DEMO_TRANSCRIPT
-    from agent.replay.results import REPLAY_STRATEGIES, ReplayOptions
-    from agent.replay.run import replay_file
+    from gosling.agent.demo import DEMO_CONTEXT_LIMIT, DEMO_TRANSCRIPT
+    from gosling.agent.replay.results import REPLAY_STRATEGIES, ReplayOptions
+    from gosling.agent.replay.run import replay_file
 
     options = ReplayOptions(context_limit=DEMO_CONTEXT_LIMIT)
     click.echo(
@@ -189,7 +194,7 @@ def demo_command() -> None:
 
 
 def _strategy(name: str) -> ReplayStrategy:
-    from agent.replay.results import REPLAY_STRATEGIES
+    from gosling.agent.replay.results import REPLAY_STRATEGIES
 
     for known in REPLAY_STRATEGIES:
         if known == name:
@@ -199,10 +204,10 @@ def _strategy(name: str) -> ReplayStrategy:
 
 def _model_summarizer() -> Provider:
     """The configured provider (flags, env, config), as `gosling run` would pick it."""
-    from agent.cli.errors import ConfigProblem
-    from agent.config import ConfigError, load_settings
-    from agent.provider_choice import NoProviderFound, choose_provider
-    from providers import ProviderError
+    from gosling.agent.cli.errors import ConfigProblem
+    from gosling.agent.config import ConfigError, load_settings
+    from gosling.agent.provider_choice import NoProviderFound, choose_provider
+    from gosling.providers import ProviderError
 
     try:
         return choose_provider(load_settings().settings)

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
-from agent.events import (
+from gosling.agent.events import (
     CompactionFinished,
     CompactionStarted,
     Event,
@@ -29,7 +29,7 @@ from agent.events import (
     ToolResult,
     TurnFinished,
 )
-from redact import redact, redact_json
+from gosling.redact import redact, redact_json
 
 OutputFormat = Literal["text", "json", "stream-json"]
 ERROR_STOP_REASONS = frozenset({"error", "context_exceeded"})

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from hints import HintReport
+    from gosling.hints import HintReport
 
 
 @click.command("hints")
@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 def hints_command(directory: Path | None, content: bool, as_json: bool) -> None:
     """Show the hint files loaded for DIRECTORY (default: the current one): their paths and
     sizes, the @file imports they pull in, what was refused and why, and the budget used."""
-    from agent.config import ConfigError, load_settings
-    from hints import collect_hints
-    from hints.lookalikes import skipped_hint_files
+    from gosling.agent.config import ConfigError, load_settings
+    from gosling.hints import collect_hints
+    from gosling.hints.lookalikes import skipped_hint_files
 
     working_dir = (directory or Path.cwd()).resolve()
     try:

@@ -16,13 +16,13 @@ class RedactingFormatter(logging.Formatter):
     """A formatter whose output (message, arguments, traceback) has secrets replaced."""
 
     def format(self, record: logging.LogRecord) -> str:
-        from redact import redact
+        from gosling.redact import redact
 
         return redact(super().format(record))
 
 
 def setup_logging(*, warnings_to_stderr: bool) -> None:
-    from prompts.locations import user_dirs
+    from gosling.prompts.locations import user_dirs
 
     root = logging.getLogger()
     root.setLevel(logging.INFO)

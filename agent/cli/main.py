@@ -12,47 +12,47 @@ from typing import Any
 
 import click
 
-from agent.version import __version__
+from gosling.agent.version import __version__
 
 # name -> ("module", "attribute", "one-line help"). Help text is here so --help imports nothing.
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "batch": (
-        "batch.cli",
+        "gosling.batch.cli",
         "batch_command",
         "Run many tasks headlessly, on a local pool or on Ray.",
     ),
     "run": (
-        "agent.cli.run_cmd",
+        "gosling.agent.cli.run_cmd",
         "run_command",
         "Run one prompt headlessly; the answer goes to stdout.",
     ),
     "config": (
-        "agent.cli.config_cmd",
+        "gosling.agent.cli.config_cmd",
         "config_group",
         "Show the effective settings and their sources.",
     ),
     "hints": (
-        "agent.cli.hints_cmd",
+        "gosling.agent.cli.hints_cmd",
         "hints_command",
         "Show which hint files load for a directory.",
     ),
     "context": (
-        "agent.cli.context_cmd",
+        "gosling.agent.cli.context_cmd",
         "context_group",
         "Replay a session through the context pipeline.",
     ),
     "session": (
-        "agent.cli.session_cmd",
+        "gosling.agent.cli.session_cmd",
         "session_command",
         "Chat with the agent interactively (the default).",
     ),
     "trust": (
-        "agent.cli.trust_cmd",
+        "gosling.agent.cli.trust_cmd",
         "trust_command",
         "Trust a folder's project config (or --list, --revoke DIR).",
     ),
     "sessions": (
-        "agent.cli.sessions_cmd",
+        "gosling.agent.cli.sessions_cmd",
         "sessions_group",
         "List, show, rename, remove, export and import sessions.",
     ),
@@ -74,7 +74,7 @@ class LazyGroup(click.Group):
             args = ["sessions", *args[1:]]  # `gosling session list` means `sessions list`
         name = args[0] if args else ""
         if name and self.get_command(ctx, name) is None and not name.startswith("-"):
-            from agent.cli.errors import did_you_mean
+            from gosling.agent.cli.errors import did_you_mean
 
             known = self.list_commands(ctx)
             raise click.UsageError(f"no such command {name!r}{did_you_mean(name, known)}", ctx)
@@ -93,7 +93,7 @@ class LazyGroup(click.Group):
         try:
             code = super().main(*args, **kwargs)
         except click.ClickException as exc:
-            from agent.cli.errors import format_error
+            from gosling.agent.cli.errors import format_error
 
             click.echo(format_error(exc), err=True)
             sys.exit(exc.exit_code)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 import click
 
 if TYPE_CHECKING:
-    from agent.runtime import RunExtras
+    from gosling.agent.runtime import RunExtras
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -161,7 +161,7 @@ def run_extras(
     mcp_configs: tuple[Path, ...],
 ) -> RunExtras:
     """The `agent_options` of one command as a `RunExtras`."""
-    from agent.runtime import RunExtras
+    from gosling.agent.runtime import RunExtras
 
     parts = [append_system_prompt or ""]
     if instructions_file is not None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from agent.cli.errors import (
+from gosling.agent.cli.errors import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_MAX_TURNS,
@@ -24,7 +24,7 @@ from agent.cli.errors import (
     EXIT_PERMISSION_DENIED,
     EXIT_USAGE,
 )
-from agent.cli.options import (
+from gosling.agent.cli.options import (
     MODES,
     agent_options,
     model_options,
@@ -36,8 +36,8 @@ from agent.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from agent.cli.headless import OutputFormat
-    from agent.runtime import RunExtras
+    from gosling.agent.cli.headless import OutputFormat
+    from gosling.agent.runtime import RunExtras
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -150,7 +150,7 @@ def run_command(
     if as_json and output_format not in (None, "json"):
         raise click.UsageError("--json is --output-format json; give one of them")
     prompt = _read_prompt(prompt_words, text, input_file)
-    from agent.cli.logs import setup_logging
+    from gosling.agent.cli.logs import setup_logging
 
     setup_logging(warnings_to_stderr=not quiet)
     request = RunRequest(
@@ -201,18 +201,18 @@ class RunRequest:
 
 
 async def _run(request: RunRequest) -> int:
-    from agent.cli.errors import error_line
-    from agent.cli.headless import HeadlessRenderer, RunInfo
-    from agent.cli.session_cmd import resume_target
-    from agent.cli.spinner import Spinner
-    from agent.config import ConfigError
-    from agent.provider_choice import NoProviderFound, model_prices
-    from agent.runtime import build_runtime
-    from agent.tools.extension_config import ExtensionConfigError
-    from providers import ProviderError
-    from providers.errors import MissingApiKey, ProviderConfigError
-    from providers.pricing import cost_usd
-    from sessions import SessionStoreError
+    from gosling.agent.cli.errors import error_line
+    from gosling.agent.cli.headless import HeadlessRenderer, RunInfo
+    from gosling.agent.cli.session_cmd import resume_target
+    from gosling.agent.cli.spinner import Spinner
+    from gosling.agent.config import ConfigError
+    from gosling.agent.provider_choice import NoProviderFound, model_prices
+    from gosling.agent.runtime import build_runtime
+    from gosling.agent.tools.extension_config import ExtensionConfigError
+    from gosling.providers import ProviderError
+    from gosling.providers.errors import MissingApiKey, ProviderConfigError
+    from gosling.providers.pricing import cost_usd
+    from gosling.sessions import SessionStoreError
 
     started = time.monotonic()
     renderer = HeadlessRenderer(request.output_format, quiet=request.quiet)
@@ -291,7 +291,7 @@ async def _run(request: RunRequest) -> int:
 
 
 def _write_last_message(path: Path, text: str) -> None:
-    from redact import redact
+    from gosling.redact import redact
 
     try:
         path.write_text(redact(text.rstrip("\n")) + "\n", encoding="utf-8")
@@ -319,7 +319,7 @@ def _say_how_to_continue(session_id: str | None, finished: Any, err: Any) -> Non
 
 async def _drive(events: Any, renderer: Any, spinner: Any) -> Any:
     """Consume the reply, cancelling it cleanly on SIGINT/SIGTERM."""
-    from agent.events import MessageAdded, TextDelta, TurnFinished
+    from gosling.agent.events import MessageAdded, TextDelta, TurnFinished
 
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
@@ -367,7 +367,7 @@ async def run_json(
 ) -> int:
     """`gosling run --output-format json` in-process: the result object on stdout, errors on
     stderr, the exit code returned. `gosling batch` workers run every task through this."""
-    from agent.runtime import RunExtras
+    from gosling.agent.runtime import RunExtras
 
     request = RunRequest(
         prompt=prompt,

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from agent.cli.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE
-from agent.cli.options import (
+from gosling.agent.cli.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE
+from gosling.agent.cli.options import (
     MODES,
     agent_options,
     model_options,
@@ -28,11 +28,11 @@ from agent.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from agent.cli.interactive.render import Renderer
-    from agent.cli.interactive.terminal import Terminal
-    from agent.runtime import RunExtras
-    from providers import Provider
-    from sessions import SqliteSessionStore
+    from gosling.agent.cli.interactive.render import Renderer
+    from gosling.agent.cli.interactive.terminal import Terminal
+    from gosling.agent.runtime import RunExtras
+    from gosling.providers import Provider
+    from gosling.sessions import SqliteSessionStore
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def session_command(
         ),
         trust_project=trust_project,
     )
-    from agent.cli.logs import setup_logging
+    from gosling.agent.cli.logs import setup_logging
 
     setup_logging(warnings_to_stderr=False)
     try:
@@ -119,8 +119,8 @@ def session_command(
 
 async def _ask_trust(options: SessionOptions, terminal: Terminal, renderer: Renderer) -> bool:
     """The one-time trust question, when the project config sets what only trust applies."""
-    from agent.cli.interactive.prompt import ask_yes_no
-    from agent.cli.interactive.trust_prompt import offer_trust, untrusted_project
+    from gosling.agent.cli.interactive.prompt import ask_yes_no
+    from gosling.agent.cli.interactive.trust_prompt import offer_trust, untrusted_project
 
     project = untrusted_project(options.working_dir, options.flags)
     if project is None:
@@ -151,14 +151,14 @@ async def run_session(
     history_file: Path | None = None,
 ) -> int:
     """Build the runtime, open the session and run the loop until the user leaves."""
-    from agent.cli.interactive.app import InteractiveSession
-    from agent.cli.interactive.render import Renderer
-    from agent.cli.interactive.terminal import Terminal
-    from agent.config import ConfigError
-    from agent.runtime import build_runtime
-    from prompts.locations import user_dirs
-    from providers import ProviderError
-    from sessions import SessionStoreError
+    from gosling.agent.cli.interactive.app import InteractiveSession
+    from gosling.agent.cli.interactive.render import Renderer
+    from gosling.agent.cli.interactive.terminal import Terminal
+    from gosling.agent.config import ConfigError
+    from gosling.agent.runtime import build_runtime
+    from gosling.prompts.locations import user_dirs
+    from gosling.providers import ProviderError
+    from gosling.sessions import SessionStoreError
 
     terminal = terminal or Terminal.from_environment()
     early = Renderer(terminal)

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import click
 
 if TYPE_CHECKING:
-    from sessions import Session, SqliteSessionStore
+    from gosling.sessions import Session, SqliteSessionStore
 
 
 @contextmanager
 def _store() -> Iterator[SqliteSessionStore]:
     """The user's session store; store errors become one-line CLI errors."""
-    from prompts.locations import user_dirs
-    from sessions import SessionStoreError, SqliteSessionStore
+    from gosling.prompts.locations import user_dirs
+    from gosling.sessions import SessionStoreError, SqliteSessionStore
 
     try:
         store = SqliteSessionStore.open_default(user_dirs().data)
@@ -103,7 +103,7 @@ class AliasedGroup(click.Group):
     ) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
         if name and self.get_command(ctx, name) is None and not name.startswith("-"):
-            from agent.cli.errors import did_you_mean
+            from gosling.agent.cli.errors import did_you_mean
 
             known = [*self.list_commands(ctx), *self.ALIASES]
             raise click.UsageError(f"no such command {name!r}{did_you_mean(name, known)}", ctx)
@@ -157,7 +157,7 @@ def list_sessions(as_json: bool, limit: int | None) -> None:
 @click.argument("session_id")
 def show(session_id: str) -> None:
     """Print the transcript of a session as the user saw it."""
-    from sessions import export_session
+    from gosling.sessions import export_session
 
     with _store() as store:
         text = export_session(store, session_id, "markdown")
@@ -188,7 +188,7 @@ def remove(session_id: str, yes: bool) -> None:
                 abort=True,
             )
         store.delete(session_id)
-    from agent.tools.spill import remove_session_files
+    from gosling.agent.tools.spill import remove_session_files
 
     remove_session_files(session_id)
     click.echo(f"deleted {session_id}")
@@ -209,14 +209,14 @@ def remove(session_id: str, yes: bool) -> None:
 )
 def export(session_id: str, fmt: str, output: Path | None) -> None:
     """Write a session as JSON Lines or Markdown (to stdout unless -o is given)."""
-    from sessions import export_session
+    from gosling.sessions import export_session
 
     with _store() as store:
         text = export_session(store, session_id, "markdown" if fmt == "markdown" else "jsonl")
     if output is None:
         click.echo(text, nl=False)
         return
-    from sessions.files import write_private
+    from gosling.sessions.files import write_private
 
     write_private(output, text)
     click.echo(f"wrote {output}", err=True)
@@ -234,8 +234,8 @@ def import_(file: Path, fmt: str | None) -> None:
     """Import a session file (`-` reads stdin): gosling's own jsonl export, a Claude Code
     session, a mini-swe-agent trajectory, an OpenHands log or OpenAI-chat JSON. Prints the id
     of each new session (an OpenHands file may hold several runs)."""
-    from sessions import ImportFailed
-    from sessions.importers import parse_transcripts, to_snapshot
+    from gosling.sessions import ImportFailed
+    from gosling.sessions.importers import parse_transcripts, to_snapshot
 
     try:
         if str(file) == "-":

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from agent.trust import TrustStore
+    from gosling.agent.trust import TrustStore
 
 
 @click.command("trust")
@@ -28,7 +28,7 @@ def trust_command(directory: Path | None, list_: bool, revoke: bool) -> None:
     one): its provider, base URL, extensions, mode and allow rules apply from now on, until
     the file changes. Without trust only context and hint settings and stricter safety
     settings apply."""
-    from agent.trust import TrustStore
+    from gosling.agent.trust import TrustStore
 
     store = TrustStore.default()
     if list_:
@@ -54,12 +54,12 @@ def trust_command(directory: Path | None, list_: bool, revoke: bool) -> None:
 
 
 def _trust(store: TrustStore, target: Path) -> None:
-    from agent.config import ConfigError, find_project_config, read_config_file
-    from agent.sandbox.choice import project_root
-    from agent.tools.extension_config import ExtensionConfigError
-    from agent.tools.mcp_json import load_mcp_json
-    from agent.trust import PROJECT_MCP_FILE, file_digest, project_files
-    from agent.untrusted_config import describe_values
+    from gosling.agent.config import ConfigError, find_project_config, read_config_file
+    from gosling.agent.sandbox.choice import project_root
+    from gosling.agent.tools.extension_config import ExtensionConfigError
+    from gosling.agent.tools.mcp_json import load_mcp_json
+    from gosling.agent.trust import PROJECT_MCP_FILE, file_digest, project_files
+    from gosling.agent.untrusted_config import describe_values
 
     if not target.is_dir():
         raise click.ClickException(f"{target} is not a directory")

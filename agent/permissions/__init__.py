@@ -15,8 +15,8 @@ The tree-sitter parser is imported on the first shell decision, never at import 
 
 from __future__ import annotations
 
-from agent.permissions.decide import decide, denied_result, headless
-from agent.permissions.rules import (
+from gosling.agent.permissions.decide import decide, denied_result, headless
+from gosling.agent.permissions.rules import (
     DEFAULT_RULES,
     PATH_ARGUMENTS,
     Decision,

@@ -16,7 +16,7 @@ from typing import Any
 
 import pathspec
 
-from agent.permissions.rules import (
+from gosling.agent.permissions.rules import (
     PATH_ARGUMENTS,
     Decision,
     PermissionMode,
@@ -25,7 +25,7 @@ from agent.permissions.rules import (
     is_shell_tool,
     tool_matches,
 )
-from agent.tools.base import ToolAnnotations, ToolResult
+from gosling.agent.tools.base import ToolAnnotations, ToolResult
 
 
 def decide(
@@ -57,8 +57,8 @@ def _decide_shell(
     mode: PermissionMode,
     rules: Sequence[PermissionRule],
 ) -> Decision:
-    from agent.permissions.shell_parse import analyse
-    from agent.permissions.shell_verdict import not_allowed_reason, shell_verdict
+    from gosling.agent.permissions.shell_parse import analyse
+    from gosling.agent.permissions.shell_verdict import not_allowed_reason, shell_verdict
 
     analysis = analyse(command)
     decided = shell_verdict(tool_name, analysis, rules)

@@ -15,14 +15,14 @@ import functools
 import re
 from typing import Any
 
-from agent.permissions.shell_model import (
+from gosling.agent.permissions.shell_model import (
     CODE_VARIABLES,
     ShellAnalysis,
     Word,
     assignment_is_harmless,
 )
-from agent.permissions.shell_words import Node, static_value
-from agent.permissions.shell_wrappers import analyse_argv
+from gosling.agent.permissions.shell_words import Node, static_value
+from gosling.agent.permissions.shell_wrappers import analyse_argv
 
 MAX_CHARS = 100_000
 MAX_NESTING = 8

@@ -12,8 +12,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 
-from agent.permissions.rules import Decision, PermissionRule, Verdict, tool_matches
-from agent.permissions.shell_model import Invocation, ShellAnalysis, base_name, program_name
+from gosling.agent.permissions.rules import Decision, PermissionRule, Verdict, tool_matches
+from gosling.agent.permissions.shell_model import Invocation, ShellAnalysis, base_name, program_name
 
 
 class Match(enum.Enum):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.permissions.shell_model import (
+from gosling.agent.permissions.shell_model import (
     CODE_VARIABLES,
     Invocation,
     ShellAnalysis,

@@ -15,11 +15,11 @@ import asyncio
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 
-from agent.tools.base import ToolContext
-from agent.tools.manager import ExtensionManager
-from context_mgmt.tokens import TokenCounter
-from conversation import Message, TextContent, ToolRequest, ToolResponse
-from providers import (
+from gosling.agent.tools.base import ToolContext
+from gosling.agent.tools.manager import ExtensionManager
+from gosling.context_mgmt.tokens import TokenCounter
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.providers import (
     Completed,
     ContextLengthExceeded,
     ModelConfig,

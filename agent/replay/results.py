@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from agent.events import CompactionFinished, ContextTrimmed, ErrorEvent, Event
-from context_mgmt.context_size import DEFAULT_COMPACTION_THRESHOLD
-from context_mgmt.masking import MASK_KEEP_LAST
-from context_mgmt.tool_pairs import compute_tool_call_cutoff
-from context_mgmt.trim_plan import MASK_KEEP_TOKENS, TRIM_PATIENCE
-from providers.prompt_cache import CacheFamily
+from gosling.agent.events import CompactionFinished, ContextTrimmed, ErrorEvent, Event
+from gosling.context_mgmt.context_size import DEFAULT_COMPACTION_THRESHOLD
+from gosling.context_mgmt.masking import MASK_KEEP_LAST
+from gosling.context_mgmt.tool_pairs import compute_tool_call_cutoff
+from gosling.context_mgmt.trim_plan import MASK_KEEP_TOKENS, TRIM_PATIENCE
+from gosling.providers.prompt_cache import CacheFamily
 
 ReplayStrategy = Literal["none", "summarize", "mask", "hybrid"]
 REPLAY_STRATEGIES: tuple[ReplayStrategy, ...] = get_args(ReplayStrategy)

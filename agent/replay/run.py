@@ -38,17 +38,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.agent import Agent
-from agent.config import Settings
-from agent.events import (
+from gosling.agent.agent import Agent
+from gosling.agent.config import Settings
+from gosling.agent.events import (
     CompactionFinished,
     ContextTrimmed,
     ErrorEvent,
     Event,
     Notice,
 )
-from agent.replay.recorded import RecordedProvider, RecordedTools
-from agent.replay.results import (
+from gosling.agent.replay.recorded import RecordedProvider, RecordedTools
+from gosling.agent.replay.results import (
     REPLAY_STRATEGIES,
     ReplayCall,
     ReplayOptions,
@@ -57,24 +57,24 @@ from agent.replay.results import (
     SystemPromptSource,
     TranscriptReplay,
 )
-from agent.session import AgentSession
-from agent.system_prompt import RequestPrefix
-from context_mgmt.later_use import (
+from gosling.agent.session import AgentSession
+from gosling.agent.system_prompt import RequestPrefix
+from gosling.context_mgmt.later_use import (
     LaterUse,
     count_hidden_uses,
     find_later_uses,
     hidden_tool_outputs,
     tool_outputs,
 )
-from context_mgmt.request_segments import RequestSegmenter
-from conversation import Message, ToolRequest, ToolResponse, fix_conversation
-from providers import Provider
-from providers.cache_cost import CacheSimulator
-from providers.prompt_cache import FAMILY_CACHES
+from gosling.context_mgmt.request_segments import RequestSegmenter
+from gosling.conversation import Message, ToolRequest, ToolResponse, fix_conversation
+from gosling.providers import Provider
+from gosling.providers.cache_cost import CacheSimulator
+from gosling.providers.prompt_cache import FAMILY_CACHES
 
 if TYPE_CHECKING:
-    from context_mgmt.tokens import TokenCounter
-    from sessions.importers import ImportedTranscript
+    from gosling.context_mgmt.tokens import TokenCounter
+    from gosling.sessions.importers import ImportedTranscript
 
 REPLAY_NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 """The time the per-turn context shows, fixed so replays are byte-for-byte repeatable."""
@@ -105,7 +105,7 @@ def prepare_messages(messages: Sequence[Message]) -> tuple[list[Message], list[s
 
 def stand_in_system_prompt() -> str:
     """gosling's own system prompt with fixed inputs, for transcripts that carry none."""
-    from prompts import render
+    from gosling.prompts import render
 
     return render(
         "system.md",
@@ -322,11 +322,11 @@ async def replay_messages(
         )
     options = options or ReplayOptions()
     if counter is None:
-        from context_mgmt.tokens import default_counter
+        from gosling.context_mgmt.tokens import default_counter
 
         counter = default_counter()
     if summarizer is None:
-        from agent.replay.stub_summarizer import StubSummarizer
+        from gosling.agent.replay.stub_summarizer import StubSummarizer
 
         summarizer = StubSummarizer(context_limit=options.context_limit, counter=counter)
     run = _StrategyRun(strategy, summarizer, options, system_prompt, counter)
@@ -347,7 +347,7 @@ async def replay_transcript(
     """Replay one imported transcript under each of `strategies`, from scratch each time."""
     options = options or ReplayOptions()
     if counter is None:
-        from context_mgmt.tokens import default_counter
+        from gosling.context_mgmt.tokens import default_counter
 
         counter = default_counter()
     prepared, repairs = prepare_messages(transcript.messages)
@@ -402,7 +402,7 @@ async def replay_file(
 
     Raises `sessions.ImportFailed` for a file that is no transcript, `ReplayError` for a run
     that does not exist or holds no model calls."""
-    from sessions.importers import load_transcripts
+    from gosling.sessions.importers import load_transcripts
 
     transcripts = load_transcripts(path)
     runs = len(transcripts)

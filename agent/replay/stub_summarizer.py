@@ -24,10 +24,10 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from context_mgmt.pair_summarizer import TOOL_PAIR_REQUEST
-from context_mgmt.summarize import SUMMARY_REQUEST
-from conversation import Message
-from providers import (
+from gosling.context_mgmt.pair_summarizer import TOOL_PAIR_REQUEST
+from gosling.context_mgmt.summarize import SUMMARY_REQUEST
+from gosling.conversation import Message
+from gosling.providers import (
     Completed,
     ContextLengthExceeded,
     ModelConfig,
@@ -39,7 +39,7 @@ from providers import (
 )
 
 if TYPE_CHECKING:
-    from context_mgmt.tokens import TokenCounter
+    from gosling.context_mgmt.tokens import TokenCounter
 
 STUB_SUMMARY_TOKENS = 2_000
 """Upper bound of a stub compaction summary (the JSON document), in tokens."""
@@ -76,7 +76,7 @@ class StubSummarizer(Provider):
 
     def _tokens(self) -> TokenCounter:
         if self._counter is None:
-            from context_mgmt.tokens import default_counter
+            from gosling.context_mgmt.tokens import default_counter
 
             self._counter = default_counter()
         return self._counter

@@ -3,9 +3,9 @@ tied to their call and to gosling. See README.md."""
 
 from __future__ import annotations
 
-from agent.sandbox.choice import SandboxChoice, choose_sandbox, mcp_policy
-from agent.sandbox.launch import Launch, plan_launch, spawn
-from agent.sandbox.policy import (
+from gosling.agent.sandbox.choice import SandboxChoice, choose_sandbox, mcp_policy
+from gosling.agent.sandbox.launch import Launch, plan_launch, spawn
+from gosling.agent.sandbox.policy import (
     SANDBOX_MODES,
     STRICTNESS,
     SandboxMode,
@@ -13,7 +13,7 @@ from agent.sandbox.policy import (
     bwrap_argv,
     tool_environment,
 )
-from agent.sandbox.probe import BwrapStatus, bwrap_status
+from gosling.agent.sandbox.probe import BwrapStatus, bwrap_status
 
 __all__ = [
     "SANDBOX_MODES",

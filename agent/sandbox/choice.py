@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.sandbox.policy import PRIVATE_TMP, SandboxMode, SandboxPolicy
-from agent.sandbox.probe import BwrapStatus, bwrap_status
+from gosling.agent.sandbox.policy import PRIVATE_TMP, SandboxMode, SandboxPolicy
+from gosling.agent.sandbox.probe import BwrapStatus, bwrap_status
 
 
 @dataclass(frozen=True)

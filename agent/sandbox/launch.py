@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.sandbox.lifetime import die_with_parent_hook, kill_marked, new_marker
-from agent.sandbox.policy import CALL_MARKER_VAR, SandboxPolicy, bwrap_argv
+from gosling.agent.sandbox.lifetime import die_with_parent_hook, kill_marked, new_marker
+from gosling.agent.sandbox.policy import CALL_MARKER_VAR, SandboxPolicy, bwrap_argv
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from redact import is_credential_env
+from gosling.redact import is_credential_env
 
 SandboxMode = Literal["off", "read-only", "workspace-write"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("off", "read-only", "workspace-write")

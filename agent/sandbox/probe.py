@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.sandbox.policy import SandboxPolicy, bwrap_argv
+from gosling.agent.sandbox.policy import SandboxPolicy, bwrap_argv
 
 PROBE_TIMEOUT_SECS = 10.0
 

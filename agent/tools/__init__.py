@@ -5,7 +5,7 @@ Importing this package does not import the `mcp` SDK; that happens when a server
 
 from __future__ import annotations
 
-from agent.tools.base import (
+from gosling.agent.tools.base import (
     NAME_SEPARATOR,
     TOOL_NAME_PATTERN,
     ExtensionData,
@@ -19,7 +19,7 @@ from agent.tools.base import (
     exposed_name,
     tool,
 )
-from agent.tools.developer import (
+from gosling.agent.tools.developer import (
     DEVELOPER,
     DeveloperSettings,
     TodoItem,
@@ -27,12 +27,12 @@ from agent.tools.developer import (
     read_todo,
     render_todo_block,
 )
-from agent.tools.extension_config import (
+from gosling.agent.tools.extension_config import (
     ExtensionConfig,
     ExtensionConfigError,
     parse_extension_spec,
 )
-from agent.tools.manager import (
+from gosling.agent.tools.manager import (
     BuiltinExtension,
     Extension,
     ExtensionEvent,

@@ -17,9 +17,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from agent.tools.schema import arguments_model, model_schema, parse_docstring
-from conversation import ImageContent, Message, TextContent
-from providers.base import ToolSpec
+from gosling.agent.tools.schema import arguments_model, model_schema, parse_docstring
+from gosling.conversation import ImageContent, Message, TextContent
+from gosling.providers.base import ToolSpec
 
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """What every provider accepts as a tool name (OpenAI's rule is the strictest)."""

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from agent.sandbox import SandboxPolicy
-from agent.tools.base import Tool, ToolAnnotations, ToolContext, ToolResult, exposed_name
-from agent.tools.extension_config import ExtensionConfig
-from conversation import ToolRequest, ToolResponse
-from providers.base import ToolSpec
+from gosling.agent.sandbox import SandboxPolicy
+from gosling.agent.tools.base import Tool, ToolAnnotations, ToolContext, ToolResult, exposed_name
+from gosling.agent.tools.extension_config import ExtensionConfig
+from gosling.conversation import ToolRequest, ToolResponse
+from gosling.providers.base import ToolSpec
 
 
 class Extension(Protocol):
@@ -139,7 +139,7 @@ class ExtensionManager:
     async def _start_one(
         self, config: ExtensionConfig, working_dir: Path, sandbox: SandboxPolicy | None
     ) -> None:
-        from agent.tools.mcp_extension import McpExtension, McpStartError
+        from gosling.agent.tools.mcp_extension import McpExtension, McpStartError
 
         if config.name in self._extensions:
             self._emit(config.name, "failed", f"extension {config.name!r} is already loaded")

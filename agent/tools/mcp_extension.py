@@ -17,10 +17,10 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from agent.sandbox import Launch, SandboxPolicy, mcp_policy, plan_launch, tool_environment
-from agent.tools.base import Tool, ToolAnnotations, ToolContext, ToolResult
-from agent.tools.extension_config import ExtensionConfig
-from conversation import ImageContent, TextContent
+from gosling.agent.sandbox import Launch, SandboxPolicy, mcp_policy, plan_launch, tool_environment
+from gosling.agent.tools.base import Tool, ToolAnnotations, ToolContext, ToolResult
+from gosling.agent.tools.extension_config import ExtensionConfig
+from gosling.conversation import ImageContent, TextContent
 
 if TYPE_CHECKING:
     import anyio
@@ -35,7 +35,7 @@ class McpStartError(Exception):
 
 def mcp_log_dir() -> Path:
     """Where server stderr goes: `<state dir>/logs`."""
-    from prompts.locations import user_dirs
+    from gosling.prompts.locations import user_dirs
 
     return user_dirs().state / "logs"
 
@@ -408,7 +408,7 @@ def last_words(log_path: Path, offset: int, limit: int = 300) -> str:
     lines = [line for line in lines if line]
     if not lines:
         return ""
-    from redact import redact
+    from gosling.redact import redact
 
     # The server's own text, shown on the user's terminal: no escape sequences, no secrets.
     printable = "".join(ch if ch.isprintable() else "?" for ch in lines[-1][:limit])

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agent.tools.extension_config import ExtensionConfig, ExtensionConfigError
+from gosling.agent.tools.extension_config import ExtensionConfig, ExtensionConfigError
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _HTTP_TYPES = {"http", "streamable-http", "streamable_http"}

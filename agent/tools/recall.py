@@ -8,10 +8,10 @@ adapter: it reads the session's messages through `ToolContext.session_messages` 
 
 from __future__ import annotations
 
-from agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool
-from agent.tools.manager import BuiltinExtension
-from context_mgmt.recall import recall
-from conversation import TextContent
+from gosling.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool
+from gosling.agent.tools.manager import BuiltinExtension
+from gosling.context_mgmt.recall import recall
+from gosling.conversation import TextContent
 
 CONTEXT_EXTENSION = "context"
 RECALL_TOOL = "recall"

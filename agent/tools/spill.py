@@ -18,7 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-from redact import redact
+from gosling.redact import redact
 
 SPILL_MAX_AGE_SECS = 7 * 24 * 3600
 TMP_DIR = "tmp"
@@ -32,7 +32,7 @@ _MAX_HELD_KEY = 1024 * 1024
 
 
 def sessions_state_dir() -> Path:
-    from prompts.locations import user_dirs
+    from gosling.prompts.locations import user_dirs
 
     return user_dirs().state / "sessions"
 

@@ -4,10 +4,15 @@
 `ImportedTranscript` per run in the file; `to_snapshot` turns one into a session for the store.
 """
 
-from sessions.importers.dispatch import detect_format, load_transcripts, parse_transcripts
-from sessions.importers.mini_swe_agent import EXIT_KIND
-from sessions.importers.snapshot import to_snapshot
-from sessions.importers.transcript import FORMATS, ImportedTranscript, ImportStats, TranscriptFormat
+from gosling.sessions.importers.dispatch import detect_format, load_transcripts, parse_transcripts
+from gosling.sessions.importers.mini_swe_agent import EXIT_KIND
+from gosling.sessions.importers.snapshot import to_snapshot
+from gosling.sessions.importers.transcript import (
+    FORMATS,
+    ImportedTranscript,
+    ImportStats,
+    TranscriptFormat,
+)
 
 __all__ = [
     "EXIT_KIND",

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from conversation import ImageContent, TextContent
-from sessions.importers.builder import TranscriptBuilder
-from sessions.json_limits import load_json
+from gosling.conversation import ImageContent, TextContent
+from gosling.sessions.importers.builder import TranscriptBuilder
+from gosling.sessions.json_limits import load_json
 
 COMMENT_PREFIXES = ("//", "#")
 

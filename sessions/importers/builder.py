@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from conversation import (
+from gosling.conversation import (
     Content,
     Message,
     MessageMetadata,
@@ -26,7 +26,7 @@ from conversation import (
     ToolRequest,
     ToolResponse,
 )
-from sessions.importers.transcript import ImportedTranscript, ImportStats, TranscriptFormat
+from gosling.sessions.importers.transcript import ImportedTranscript, ImportStats, TranscriptFormat
 
 _VISIBLE = MessageMetadata()
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conversation import (
+from gosling.conversation import (
     Content,
     ImageContent,
     MessageMetadata,
@@ -30,9 +30,15 @@ from conversation import (
     ToolRequest,
     ToolResponse,
 )
-from sessions.importers._json import as_dict, as_list, as_str, epoch_seconds, iter_json_lines
-from sessions.importers.builder import TranscriptBuilder
-from sessions.importers.transcript import ImportedTranscript
+from gosling.sessions.importers._json import (
+    as_dict,
+    as_list,
+    as_str,
+    epoch_seconds,
+    iter_json_lines,
+)
+from gosling.sessions.importers.builder import TranscriptBuilder
+from gosling.sessions.importers.transcript import ImportedTranscript
 
 RECORD_TYPES = frozenset(
     {

@@ -13,12 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-from sessions.errors import ImportFailed
-from sessions.importers import claude_code, mini_swe_agent, openai_chat, openhands
-from sessions.importers._json import iter_json_lines
-from sessions.importers.gosling_jsonl import looks_like_gosling_jsonl, parse_gosling_jsonl
-from sessions.importers.transcript import FORMATS, ImportedTranscript, TranscriptFormat
-from sessions.json_limits import load_json
+from gosling.sessions.errors import ImportFailed
+from gosling.sessions.importers import claude_code, mini_swe_agent, openai_chat, openhands
+from gosling.sessions.importers._json import iter_json_lines
+from gosling.sessions.importers.gosling_jsonl import looks_like_gosling_jsonl, parse_gosling_jsonl
+from gosling.sessions.importers.transcript import FORMATS, ImportedTranscript, TranscriptFormat
+from gosling.sessions.json_limits import load_json
 
 _SNIFF_LINES = 50
 _NOT_A_DOCUMENT: Final = object()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from sessions import jsonl
-from sessions.importers.builder import count_messages
-from sessions.importers.transcript import ImportedTranscript
+from gosling.sessions import jsonl
+from gosling.sessions.importers.builder import count_messages
+from gosling.sessions.importers.transcript import ImportedTranscript
 
 
 def looks_like_gosling_jsonl(head: str) -> bool:

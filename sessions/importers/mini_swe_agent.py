@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from conversation import MessageMetadata, TextContent
-from sessions.importers._json import as_dict, as_list, as_str
-from sessions.importers.builder import TranscriptBuilder
-from sessions.importers.openai_chat import convert_chat_messages
-from sessions.importers.transcript import ImportedTranscript
+from gosling.conversation import MessageMetadata, TextContent
+from gosling.sessions.importers._json import as_dict, as_list, as_str
+from gosling.sessions.importers.builder import TranscriptBuilder
+from gosling.sessions.importers.openai_chat import convert_chat_messages
+from gosling.sessions.importers.transcript import ImportedTranscript
 
 EXIT_KIND = "exit"
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from conversation import (
+from gosling.conversation import (
     Content,
     MessageMetadata,
     TextContent,
@@ -21,7 +21,7 @@ from conversation import (
     ToolRequest,
     ToolResponse,
 )
-from sessions.importers._json import (
+from gosling.sessions.importers._json import (
     as_dict,
     as_list,
     as_str,
@@ -30,8 +30,8 @@ from sessions.importers._json import (
     literal_or_json,
     openai_content_parts,
 )
-from sessions.importers.builder import TranscriptBuilder
-from sessions.importers.transcript import ImportedTranscript
+from gosling.sessions.importers.builder import TranscriptBuilder
+from gosling.sessions.importers.transcript import ImportedTranscript
 
 CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 _SYSTEM_ROLES = ("system", "developer")

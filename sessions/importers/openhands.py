@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conversation import Content, MessageMetadata, TextContent, ToolRequest, ToolResponse
-from sessions.importers._json import (
+from gosling.conversation import Content, MessageMetadata, TextContent, ToolRequest, ToolResponse
+from gosling.sessions.importers._json import (
     as_dict,
     as_list,
     as_str,
@@ -33,8 +33,8 @@ from sessions.importers._json import (
     iter_json_lines,
     literal_or_json,
 )
-from sessions.importers.builder import TranscriptBuilder, text_parts
-from sessions.importers.transcript import ImportedTranscript
+from gosling.sessions.importers.builder import TranscriptBuilder, text_parts
+from gosling.sessions.importers.transcript import ImportedTranscript
 
 _RECALL = MessageMetadata.agent_only().with_kind("recall")
 _RECALL_SECTIONS = (

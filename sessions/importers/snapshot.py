@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sessions.importers.transcript import ImportedTranscript
-from sessions.records import SessionSnapshot
+from gosling.sessions.importers.transcript import ImportedTranscript
+from gosling.sessions.records import SessionSnapshot
 
 EXTENSION_KEY = "import"
 

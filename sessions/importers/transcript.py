@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from conversation import Message
+from gosling.conversation import Message
 
 TranscriptFormat = Literal[
     "claude-code", "mini-swe-agent", "openhands", "openai-chat", "gosling-jsonl"

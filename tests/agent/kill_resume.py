@@ -78,7 +78,7 @@ def _start(
 ) -> subprocess.Popen[str]:
     args = ["run", "--provider", "openai", "--model", "m", "--base-url", server.openai_url]
     return subprocess.Popen(
-        [sys.executable, "-m", "agent.cli", *args, "--output-format", "stream-json", *extra],
+        [sys.executable, "-m", "gosling", *args, "--output-format", "stream-json", *extra],
         cwd=work,
         env=_env(home),
         stdout=subprocess.PIPE,

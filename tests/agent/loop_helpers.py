@@ -6,18 +6,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.agent import Agent
-from agent.config import Settings
-from agent.events import Event, TurnFinished
-from agent.session import AgentSession
-from agent.tool_runner import Approver
-from agent.tools.developer import developer_extension
-from agent.tools.manager import ExtensionManager
-from agent.tools.recall import context_extension
-from conversation import Message, fix_conversation
-from providers import ModelConfig, ScriptedProvider
-from providers.testing import Step
-from sessions import SqliteSessionStore
+from gosling.agent.agent import Agent
+from gosling.agent.config import Settings
+from gosling.agent.events import Event, TurnFinished
+from gosling.agent.session import AgentSession
+from gosling.agent.tool_runner import Approver
+from gosling.agent.tools.developer import developer_extension
+from gosling.agent.tools.manager import ExtensionManager
+from gosling.agent.tools.recall import context_extension
+from gosling.conversation import Message, fix_conversation
+from gosling.providers import ModelConfig, ScriptedProvider
+from gosling.providers.testing import Step
+from gosling.sessions import SqliteSessionStore
 
 
 def make_agent(

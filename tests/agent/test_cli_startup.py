@@ -24,7 +24,7 @@ HEAVY = [
 PROBE = """
 import sys
 sys.argv = ["gosling", {arg!r}]
-from agent.cli.main import main
+from gosling.agent.cli.main import main
 try:
     main()
 except SystemExit:
@@ -47,10 +47,10 @@ def test_help_and_version_import_nothing_heavy(arg: str) -> None:
 
 
 def test_version_output() -> None:
-    from agent.version import __version__
+    from gosling.agent.version import __version__
 
     out = subprocess.run(
-        [sys.executable, "-m", "agent.cli", "--version"], capture_output=True, text=True
+        [sys.executable, "-m", "gosling", "--version"], capture_output=True, text=True
     )
     assert out.returncode == 0
     assert out.stdout.strip() == f"gosling, version {__version__}"

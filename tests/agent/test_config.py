@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from agent.cli.main import cli
-from agent.config import ConfigError, load_settings
-from prompts.locations import user_dirs
+from gosling.agent.cli.main import cli
+from gosling.agent.config import ConfigError, load_settings
+from gosling.prompts.locations import user_dirs
 
 
 def write_user_config(text: str) -> Path:

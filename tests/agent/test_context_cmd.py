@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from agent.cli.main import cli
+from gosling.agent.cli.main import cli
 from tests.agent.replay_transcripts import write_run
 
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from agent.agent import Agent
-from agent.config import Settings
-from agent.context_pipeline import MAX_OVERFLOW_COMPACTIONS, ContextPipeline
-from agent.events import CompactionFinished, Event, Notice
-from agent.session import AgentSession
-from context_mgmt import CompactingProvider, CompactionFailed
-from context_mgmt.tokens import default_counter
-from conversation import Message
-from providers import ContextLengthExceeded, ModelConfig, ScriptedProvider, Usage
+from gosling.agent.agent import Agent
+from gosling.agent.config import Settings
+from gosling.agent.context_pipeline import MAX_OVERFLOW_COMPACTIONS, ContextPipeline
+from gosling.agent.events import CompactionFinished, Event, Notice
+from gosling.agent.session import AgentSession
+from gosling.context_mgmt import CompactingProvider, CompactionFailed
+from gosling.context_mgmt.tokens import default_counter
+from gosling.conversation import Message
+from gosling.providers import ContextLengthExceeded, ModelConfig, ScriptedProvider, Usage
 from tests.context_mgmt.builders import STRUCTURED_REPLY
 
 

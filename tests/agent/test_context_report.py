@@ -5,16 +5,16 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from agent.context_report import (
+from gosling.agent.context_report import (
     SUMMARY_ESTIMATE_TOKENS,
     build_context_report,
     format_context_report,
     report_for_agent,
 )
-from context_mgmt.tokens import default_counter
-from conversation import Message, TextContent, ToolRequest, ToolResponse
-from providers import ToolSpec, Usage
-from providers.testing import ScriptedReply
+from gosling.context_mgmt.tokens import default_counter
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.providers import ToolSpec, Usage
+from gosling.providers.testing import ScriptedReply
 from tests.agent.loop_helpers import make_agent, run_turn
 
 HINTS = "Run `make check` before committing. Never touch vendor/."

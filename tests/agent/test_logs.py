@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent.cli.logs import setup_logging
-from prompts.locations import user_dirs
+from gosling.agent.cli.logs import setup_logging
+from gosling.prompts.locations import user_dirs
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent.permissions import (
+from gosling.agent.permissions import (
     DEFAULT_RULES,
     Decision,
     PermissionMode,
@@ -22,7 +22,7 @@ from agent.permissions import (
     parse_mode,
     rules_from_lists,
 )
-from agent.tools import ToolAnnotations
+from gosling.agent.tools import ToolAnnotations
 
 READ_ONLY = ToolAnnotations(read_only=True)
 WRITES = ToolAnnotations(destructive=True)

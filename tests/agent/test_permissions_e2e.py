@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from prompts.locations import user_dirs
+from gosling.prompts.locations import user_dirs
 from tests.agent.test_run_e2e import gosling, repo, run_args, server, tool
 from tests.fakes import FakeLLMServer, Turn
 

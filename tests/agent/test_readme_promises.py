@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import Settings
-from agent.provider_choice import NoProviderFound, choose_provider
-from agent.tools import ToolContext
-from agent.tools.developer import developer_extension
-from sessions import SqliteSessionStore
+from gosling.agent.config import Settings
+from gosling.agent.provider_choice import NoProviderFound, choose_provider
+from gosling.agent.tools import ToolContext
+from gosling.agent.tools.developer import developer_extension
+from gosling.sessions import SqliteSessionStore
 from tests.agent.test_run_e2e import gosling, gosling_env, run_args, tool
 from tests.fakes import FakeLLMServer, FakeToolCall, FakeUsage, Turn
 

@@ -7,28 +7,28 @@ from pathlib import Path
 
 import pytest
 
-from agent.events import Notice
-from agent.replay.results import (
+from gosling.agent.events import Notice
+from gosling.agent.replay.results import (
     REPLAY_STRATEGIES,
     ReplayOptions,
     StrategyReplay,
     TranscriptReplay,
 )
-from agent.replay.run import (
+from gosling.agent.replay.run import (
     ReplayError,
     prepare_messages,
     replay_file,
     replay_messages,
     replay_transcript,
 )
-from agent.replay.stub_summarizer import StubSummarizer
-from context_mgmt.pair_summarizer import TOOL_PAIR_REQUEST
-from context_mgmt.summarize import SUMMARY_REQUEST, render_compaction_prompt
-from context_mgmt.tokens import default_counter
-from conversation import Message, TextContent, ToolRequest, ToolResponse
-from prompts import render
-from providers.prompt_cache import CacheFamily
-from sessions.importers import ImportedTranscript, parse_transcripts
+from gosling.agent.replay.stub_summarizer import StubSummarizer
+from gosling.context_mgmt.pair_summarizer import TOOL_PAIR_REQUEST
+from gosling.context_mgmt.summarize import SUMMARY_REQUEST, render_compaction_prompt
+from gosling.context_mgmt.tokens import default_counter
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.prompts import render
+from gosling.providers.prompt_cache import CacheFamily
+from gosling.sessions.importers import ImportedTranscript, parse_transcripts
 from tests.agent.replay_transcripts import FOLLOW_UP, TASK, chat_run, write_run
 
 
@@ -248,7 +248,7 @@ def test_the_stub_pair_note_names_the_call_and_quotes_the_first_error_line() -> 
 
 async def test_the_stub_overflows_like_a_model_with_a_window() -> None:
     stub = StubSummarizer(context_limit=50)
-    from providers import ContextLengthExceeded
+    from gosling.providers import ContextLengthExceeded
 
     with pytest.raises(ContextLengthExceeded):
         await stub.complete("x " * 200, [Message.user(SUMMARY_REQUEST)])

@@ -7,7 +7,7 @@ import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from agent.events import (
+from gosling.agent.events import (
     CompactionFinished,
     CompactionStarted,
     ContextTrimmed,
@@ -18,8 +18,8 @@ from agent.events import (
     ToolCall,
     ToolResult,
 )
-from conversation import TURN_CONTEXT_KIND, Message, ToolRequest, fix_conversation
-from providers import (
+from gosling.conversation import TURN_CONTEXT_KIND, Message, ToolRequest, fix_conversation
+from gosling.providers import (
     Completed,
     ContextLengthExceeded,
     ScriptedProvider,
@@ -28,8 +28,8 @@ from providers import (
     StreamEvent,
     Usage,
 )
-from providers.anthropic import to_wire_messages
-from providers.testing import Step
+from gosling.providers.anthropic import to_wire_messages
+from gosling.providers.testing import Step
 
 from .loop_helpers import assert_valid_requests, make_agent, run_turn
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sessions import SqliteSessionStore
+from gosling.sessions import SqliteSessionStore
 from tests.fakes import FakeLLMServer, FakeToolCall, FakeUsage, Fault, Turn
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,7 +60,7 @@ def gosling(
     args: Sequence[str], cwd: Path, *, env: dict[str, str] | None = None, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agent.cli", *args],
+        [sys.executable, "-m", "gosling", *args],
         cwd=cwd,
         env=env or gosling_env(),
         input=stdin,
@@ -149,7 +149,7 @@ def test_overflow_is_recovered(provider: str, repo: Path, server: FakeLLMServer)
 
 def test_sigint_saves_a_valid_resumable_session(repo: Path, server: FakeLLMServer) -> None:
     server.add(tool("developer__shell", command="touch started && sleep 60"))
-    args = [sys.executable, "-m", "agent.cli", *run_args(server, "anthropic", "-t", "wait")]
+    args = [sys.executable, "-m", "gosling", *run_args(server, "anthropic", "-t", "wait")]
     proc = subprocess.Popen(
         args, cwd=repo, env=gosling_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )

@@ -127,7 +127,7 @@ def test_tool_processes_die_with_gosling(
     marks = [["sleep", f"{tag}1"], ["sleep", f"{tag}2"], ["sleep", f"{tag}3"]]
     command = f"setsid sleep {tag}1 > /dev/null 2>&1 & sleep {tag}2 & sleep {tag}3"
     server.add(tool("developer__shell", command=command))
-    args = [sys.executable, "-m", "agent.cli", *run_args(server, "openai", "--sandbox", sandbox)]
+    args = [sys.executable, "-m", "gosling", *run_args(server, "openai", "--sandbox", sandbox)]
     proc = subprocess.Popen(
         [*args, "-t", "wait"],
         cwd=repo,

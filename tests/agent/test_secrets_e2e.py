@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sessions import SqliteSessionStore
+from gosling.sessions import SqliteSessionStore
 from tests.agent.test_run_e2e import gosling, gosling_env, run_args, tool
 from tests.fakes import FakeLLMServer, Fault
 

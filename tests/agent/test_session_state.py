@@ -9,12 +9,12 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent.events import CompactionStarted, MessageAdded
-from conversation import Message, TextContent, ToolRequest, ToolResponse
-from providers import ModelConfig, ScriptedProvider, ScriptedReply, ToolSpec, Usage
-from providers.testing import Step
-from sessions import SqliteSessionStore
-from sessions.records import SessionChanges
+from gosling.agent.events import CompactionStarted, MessageAdded
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.providers import ModelConfig, ScriptedProvider, ScriptedReply, ToolSpec, Usage
+from gosling.providers.testing import Step
+from gosling.sessions import SqliteSessionStore
+from gosling.sessions.records import SessionChanges
 
 from .loop_helpers import assert_valid_requests, make_agent, run_turn
 

@@ -6,8 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.permissions import PermissionMode, PermissionRule, Verdict, decide, rules_from_lists
-from agent.permissions.shell_parse import analyse
+from gosling.agent.permissions import (
+    PermissionMode,
+    PermissionRule,
+    Verdict,
+    decide,
+    rules_from_lists,
+)
+from gosling.agent.permissions.shell_parse import analyse
 
 SHELL = "developer__shell"
 ALLOW_LS = rules_from_lists(allow=["developer__shell(ls)"])

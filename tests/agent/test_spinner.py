@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from agent.cli.spinner import Spinner
+from gosling.agent.cli.spinner import Spinner
 
 
 class Tty(io.StringIO):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sessions import SqliteSessionStore
+from gosling.sessions import SqliteSessionStore
 from tests.agent.test_run_e2e import gosling_env, repo, run_args, server, tool
 from tests.fakes import FakeLLMServer, Turn
 
@@ -26,7 +26,7 @@ __all__ = ["repo", "server"]  # fixtures shared with test_run_e2e
 def run(args: list[str], cwd: Path, timeout: float = 90) -> subprocess.CompletedProcess[str]:
     """`gosling ARGS`; a hang fails the test after `timeout` seconds (the child is killed)."""
     return subprocess.run(
-        [sys.executable, "-m", "agent.cli", *args],
+        [sys.executable, "-m", "gosling", *args],
         cwd=cwd,
         env=gosling_env(),
         capture_output=True,

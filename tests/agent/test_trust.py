@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import load_settings
-from agent.trust import TrustStore, project_files
-from agent.untrusted_config import filter_untrusted
-from prompts.locations import user_dirs
+from gosling.agent.config import load_settings
+from gosling.agent.trust import TrustStore, project_files
+from gosling.agent.untrusted_config import filter_untrusted
+from gosling.prompts.locations import user_dirs
 
 
 @pytest.fixture

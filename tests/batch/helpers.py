@@ -29,7 +29,7 @@ def batch_env(**extra: str) -> dict[str, str]:
 def gosling_batch(
     tasks: Path, out: Path, server: FakeLLMServer, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "agent.cli", "batch", str(tasks), "-o", str(out)]
+    command = [sys.executable, "-m", "gosling", "batch", str(tasks), "-o", str(out)]
     command += ["--provider", "anthropic", "--model", "claude-sonnet-4-5"]
     command += ["--base-url", server.url, *args]
     return subprocess.run(
@@ -153,7 +153,7 @@ def start_batch(
 ) -> subprocess.Popen[str]:
     """`gosling batch` in its own session (a terminal's Ctrl-C reaches its whole group);
     `--workers 1` unless `args` are given."""
-    command = [sys.executable, "-m", "agent.cli", "batch", str(tasks), "-o", str(out)]
+    command = [sys.executable, "-m", "gosling", "batch", str(tasks), "-o", str(out)]
     command += ["--provider", "anthropic", "--model", "m", "--base-url", server.url]
     command += list(args) or ["--workers", "1"]
     return subprocess.Popen(

@@ -8,9 +8,9 @@ import time
 from collections.abc import AsyncGenerator
 from multiprocessing.sharedctypes import Synchronized
 
-from batch.backoff import LocalBackoff
-from providers import RateLimited, RetryPolicy
-from providers.retry import call_with_retries, sharing_backoff, stream_with_retries
+from gosling.batch.backoff import LocalBackoff
+from gosling.providers import RateLimited, RetryPolicy
+from gosling.providers.retry import call_with_retries, sharing_backoff, stream_with_retries
 from tests.fakes.fixtures import SleepRecorder
 
 

@@ -8,11 +8,11 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from batch.progress import PlainProgress
-from batch.results import OutputDir
-from batch.scheduler import Finished, Lost, Scheduler
-from batch.tasks import TaskSpec
-from batch.worker import Job, TaskOutcome, failure_payload
+from gosling.batch.progress import PlainProgress
+from gosling.batch.results import OutputDir
+from gosling.batch.scheduler import Finished, Lost, Scheduler
+from gosling.batch.tasks import TaskSpec
+from gosling.batch.worker import Job, TaskOutcome, failure_payload
 
 
 def outcome(job: Job, code: int = 0) -> TaskOutcome:
@@ -131,7 +131,7 @@ def test_second_ctrl_c_cancels_and_records_nothing_it_cut_short(tmp_path: Path) 
 
 
 def test_workers_import_only_the_sdks_the_tasks_need() -> None:
-    from batch.worker import sdk_modules
+    from gosling.batch.worker import sdk_modules
 
     assert sdk_modules(["anthropic", "claude"]) == ("anthropic",)
     assert sdk_modules(["ollama", "openai-responses", "vllm"]) == ("openai",)

@@ -13,11 +13,11 @@ from bench.cost_loop import (
     recorded_requests,
     scripted_loop,
 )
-from context_mgmt.request_segments import RequestSegmenter
-from context_mgmt.tokens import TokenCounter
-from conversation import fix_conversation
-from providers.cache_cost import price_requests, total_cost
-from providers.prompt_cache import OPENAI_CACHE
+from gosling.context_mgmt.request_segments import RequestSegmenter
+from gosling.context_mgmt.tokens import TokenCounter
+from gosling.conversation import fix_conversation
+from gosling.providers.cache_cost import price_requests, total_cost
+from gosling.providers.prompt_cache import OPENAI_CACHE
 
 
 def test_the_loop_is_a_valid_conversation_with_8_kb_outputs() -> None:

@@ -6,8 +6,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from conversation import Message, TextContent, ToolRequest, ToolResponse
-from providers import ContextLengthExceeded, ScriptedReply, ScriptedRequest
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.providers import ContextLengthExceeded, ScriptedReply, ScriptedRequest
 
 SUMMARY_JSON = {
     "user_intent": ["Fix the parser bug"],

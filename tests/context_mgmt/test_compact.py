@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from context_mgmt import (
+from gosling.context_mgmt import (
     CONTINUATION_TEXTS,
     CompactionFailed,
     CompactionTemplates,
     compact_messages,
 )
-from context_mgmt.compact import SUMMARY_ONLY_NOTE
-from context_mgmt.tokens import default_counter
-from conversation import (
+from gosling.context_mgmt.compact import SUMMARY_ONLY_NOTE
+from gosling.context_mgmt.tokens import default_counter
+from gosling.conversation import (
     ImageContent,
     Message,
     MessageMetadata,
@@ -21,7 +21,7 @@ from conversation import (
     fix_agent_view,
     fix_conversation,
 )
-from providers import ScriptedProvider, ScriptedReply, Usage
+from gosling.providers import ScriptedProvider, ScriptedReply, Usage
 
 from .builders import STRUCTURED_REPLY, always_overflow, calls, results
 

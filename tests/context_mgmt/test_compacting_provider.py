@@ -6,9 +6,9 @@ from collections.abc import AsyncIterator, Sequence
 
 import pytest
 
-from context_mgmt import CompactingProvider, CompactionTemplates
-from conversation import Message
-from providers import (
+from gosling.context_mgmt import CompactingProvider, CompactionTemplates
+from gosling.conversation import Message
+from gosling.providers import (
     Completed,
     ContextLengthExceeded,
     ModelConfig,

@@ -9,8 +9,8 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from context_mgmt import compact_messages
-from conversation import (
+from gosling.context_mgmt import compact_messages
+from gosling.conversation import (
     Content,
     ImageContent,
     Message,
@@ -23,7 +23,7 @@ from conversation import (
     fix_agent_view,
     fix_conversation,
 )
-from providers import ScriptedProvider
+from gosling.providers import ScriptedProvider
 
 from .builders import STRUCTURED_REPLY
 

@@ -3,10 +3,10 @@ of them stays recallable."""
 
 from __future__ import annotations
 
-from context_mgmt.folding import FOLD_NOTE_HEADER, LISTED_CALLS, fold_calls
-from context_mgmt.recall import recall
-from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
-from conversation import Message, fix_conversation
+from gosling.context_mgmt.folding import FOLD_NOTE_HEADER, LISTED_CALLS, fold_calls
+from gosling.context_mgmt.recall import recall
+from gosling.context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
+from gosling.conversation import Message, fix_conversation
 from tests.context_mgmt.tool_conversations import (
     answers,
     asks,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from context_mgmt import extract_file_history, format_message_for_compacting
-from context_mgmt.format import format_transcript
-from conversation import (
+from gosling.context_mgmt import extract_file_history, format_message_for_compacting
+from gosling.context_mgmt.format import format_transcript
+from gosling.conversation import (
     ImageContent,
     Message,
     RedactedThinkingContent,

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from context_mgmt import REMOVAL_PERCENTAGES, CompactionFailed, filter_tool_responses, summarize
-from context_mgmt.ladder import removal_order
-from conversation import Message
-from providers import RateLimited, ScriptedProvider
+from gosling.context_mgmt import (
+    REMOVAL_PERCENTAGES,
+    CompactionFailed,
+    filter_tool_responses,
+    summarize,
+)
+from gosling.context_mgmt.ladder import removal_order
+from gosling.conversation import Message
+from gosling.providers import RateLimited, ScriptedProvider
 
 from .builders import always_overflow, outputs_in, overflow_above, tool_session
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from context_mgmt.later_use import (
+from gosling.context_mgmt.later_use import (
     LaterUse,
     count_hidden_uses,
     distinctive_tokens,
@@ -16,7 +16,7 @@ from context_mgmt.later_use import (
     hidden_tool_outputs,
     tool_outputs,
 )
-from conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
 
 SYSTEM = "You are a coding agent. Record user-visible changes in CHANGELOG.md."
 
@@ -119,12 +119,12 @@ def test_views_sent_per_call_feed_the_count() -> None:
     assert count_hidden_uses(find_later_uses(TRANSCRIPT, SYSTEM), late).hidden_pairs == (("c4", 9),)
 
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "transcripts"
+CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "transcripts"
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the transcript corpus is not at {CORPUS}")
 def test_every_use_found_in_a_real_transcript_is_in_its_output_and_its_message() -> None:
-    from sessions.importers import load_transcripts
+    from gosling.sessions.importers import load_transcripts
 
     transcript = load_transcripts(
         CORPUS / "minisweagent_marshmallow-1343_deepseek-reasoner.traj.json"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from context_mgmt.masking import (
+from gosling.context_mgmt.masking import (
     MASK_BATCH_SIZE,
     MASK_KEEP_LAST,
     SMALL_OUTPUT_CHARS,
@@ -13,9 +13,9 @@ from context_mgmt.masking import (
     masked_copy,
     messages_to_mask,
 )
-from context_mgmt.recall import recall_hint, recall_tool_output
-from conversation import ImageContent, Message, TextContent, ToolResponse, fix_conversation
-from conversation import ToolRequest as ToolRequestPart
+from gosling.context_mgmt.recall import recall_hint, recall_tool_output
+from gosling.conversation import ImageContent, Message, TextContent, ToolResponse, fix_conversation
+from gosling.conversation import ToolRequest as ToolRequestPart
 from tests.context_mgmt.tool_conversations import (
     answers,
     asks,

@@ -4,8 +4,8 @@ string argument of at most 400 characters stays whole, one of 401 is cut to its 
 
 from __future__ import annotations
 
-from context_mgmt.masking import masked_copy, messages_to_mask
-from conversation import Message
+from gosling.context_mgmt.masking import masked_copy, messages_to_mask
+from gosling.conversation import Message
 from tests.context_mgmt.tool_conversations import answers, asks, call, output, tool_loop
 
 

@@ -9,11 +9,11 @@ from collections.abc import Sequence
 
 import pytest
 
-from context_mgmt.pair_summarizer import ToolPairSummarizer
-from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, compute_tool_call_cutoff
-from conversation import Message
-from providers import ModelConfig, ScriptedProvider, ServerError, ToolSpec, Usage
-from providers.testing import Step
+from gosling.context_mgmt.pair_summarizer import ToolPairSummarizer
+from gosling.context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, compute_tool_call_cutoff
+from gosling.conversation import Message
+from gosling.providers import ModelConfig, ScriptedProvider, ServerError, ToolSpec, Usage
+from gosling.providers.testing import Step
 from tests.context_mgmt.tool_conversations import (
     answers,
     asks,
@@ -126,7 +126,7 @@ async def test_a_failing_summary_is_logged_and_skipped(caplog: pytest.LogCapture
     steps[3] = ServerError("fast model overloaded")
     provider = ScriptedProvider(steps)
     summarizer = ToolPairSummarizer(provider, cutoff=0)
-    with caplog.at_level(logging.WARNING, logger="context_mgmt.pair_summarizer"):
+    with caplog.at_level(logging.WARNING, logger="gosling.context_mgmt.pair_summarizer"):
         summarizer.maybe_schedule(messages, protect_last_n=0)
         await summarizer.collect()
     assert "Failed to summarize tool pair call_3" in caplog.text

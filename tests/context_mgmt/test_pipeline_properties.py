@@ -19,13 +19,13 @@ from typing import Literal
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
-from agent.agent import Agent
-from agent.config import Settings
-from agent.session import AgentSession
-from context_mgmt.recall import recall
-from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
-from conversation import Message
-from providers import ContextLengthExceeded, ModelConfig, ScriptedProvider, ToolSpec, Usage
+from gosling.agent.agent import Agent
+from gosling.agent.config import Settings
+from gosling.agent.session import AgentSession
+from gosling.context_mgmt.recall import recall
+from gosling.context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
+from gosling.conversation import Message
+from gosling.providers import ContextLengthExceeded, ModelConfig, ScriptedProvider, ToolSpec, Usage
 from tests.context_mgmt.tool_conversations import answers, asks, call, output, view_issues, visible
 
 Op = Literal["tools", "hint", "answer", "stop", "compact", "overflow"]

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.tools.base import NAME_SEPARATOR, ToolContext
-from agent.tools.manager import ExtensionManager
-from agent.tools.recall import context_extension, recall_tool
-from context_mgmt.masking import messages_to_mask
-from context_mgmt.recall import RECALL_TOOL_NAME, recall, recall_hint, recall_tool_output
-from conversation import ImageContent, Message, TextContent, ToolRequest, ToolResponse
+from gosling.agent.tools.base import NAME_SEPARATOR, ToolContext
+from gosling.agent.tools.manager import ExtensionManager
+from gosling.agent.tools.recall import context_extension, recall_tool
+from gosling.context_mgmt.masking import messages_to_mask
+from gosling.context_mgmt.recall import RECALL_TOOL_NAME, recall, recall_hint, recall_tool_output
+from gosling.conversation import ImageContent, Message, TextContent, ToolRequest, ToolResponse
 from tests.context_mgmt.tool_conversations import (
     answers,
     applied,

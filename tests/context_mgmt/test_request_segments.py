@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from context_mgmt.request_segments import RequestSegmenter, anthropic_breakpoints
-from context_mgmt.tokens import TokenCounter
-from context_mgmt.turn_context import with_turn_context
-from conversation import Message, TextContent, ToolRequest, ToolResponse
-from providers.anthropic import to_wire_messages
-from providers.base import ToolSpec
-from providers.cache_cost import price_requests
-from providers.prompt_cache import ANTHROPIC_CACHE, OPENAI_CACHE
+from gosling.context_mgmt.request_segments import RequestSegmenter, anthropic_breakpoints
+from gosling.context_mgmt.tokens import TokenCounter
+from gosling.context_mgmt.turn_context import with_turn_context
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.providers.anthropic import to_wire_messages
+from gosling.providers.base import ToolSpec
+from gosling.providers.cache_cost import price_requests
+from gosling.providers.prompt_cache import ANTHROPIC_CACHE, OPENAI_CACHE
 
 
 def call(i: int) -> Message:

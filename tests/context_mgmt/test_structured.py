@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from context_mgmt import FileActivity, StructuredSummary
-from context_mgmt.structured import apply_structured, json_candidates
-from prompts import override_dir
+from gosling.context_mgmt import FileActivity, StructuredSummary
+from gosling.context_mgmt.structured import apply_structured, json_candidates
+from gosling.prompts import override_dir
 
 FULL_REPLY = """<analysis>
 The user asked to fix a bug in parser.py; I traced it to {brace handling}.
@@ -317,7 +317,7 @@ def test_a_broken_override_keeps_the_raw_text_and_logs_why(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     _override("compaction_summary.md", "{{ no_such_field }}")
-    with caplog.at_level(logging.WARNING, logger="context_mgmt.structured"):
+    with caplog.at_level(logging.WARNING, logger="gosling.context_mgmt.structured"):
         kept, structured = apply_structured(FULL_REPLY)
     assert kept == FULL_REPLY and structured is None
     assert "no_such_field" in caplog.text
@@ -327,7 +327,7 @@ def test_an_override_that_renders_empty_keeps_the_raw_text(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     _override("compaction_summary.md", "{# nothing #}\n   ")
-    with caplog.at_level(logging.WARNING, logger="context_mgmt.structured"):
+    with caplog.at_level(logging.WARNING, logger="gosling.context_mgmt.structured"):
         kept, structured = apply_structured(FULL_REPLY)
     assert kept == FULL_REPLY and structured is None
     assert "rendered empty" in caplog.text

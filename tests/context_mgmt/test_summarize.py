@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from context_mgmt import CompactionFailed, CompactionTemplates, summarize
-from context_mgmt.summarize import SHORTER_REQUEST, TRUNCATED_NOTE
-from context_mgmt.tokens import default_counter
-from conversation import Message, TextContent, ThinkingContent
-from prompts import override_dir
-from providers import ScriptedProvider, ScriptedReply, Usage
+from gosling.context_mgmt import CompactionFailed, CompactionTemplates, summarize
+from gosling.context_mgmt.summarize import SHORTER_REQUEST, TRUNCATED_NOTE
+from gosling.context_mgmt.tokens import default_counter
+from gosling.conversation import Message, TextContent, ThinkingContent
+from gosling.prompts import override_dir
+from gosling.providers import ScriptedProvider, ScriptedReply, Usage
 
 from .builders import STRUCTURED_REPLY, calls, results, tool_session
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from context_mgmt import DEFAULT_COMPACTION_THRESHOLD, auto_compact_enabled, needs_compaction
+from gosling.context_mgmt import (
+    DEFAULT_COMPACTION_THRESHOLD,
+    auto_compact_enabled,
+    needs_compaction,
+)
 
 
 def test_default_is_eighty_percent() -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from context_mgmt import tokens
-from context_mgmt.tokens import TokenCounter
-from conversation import (
+from gosling.context_mgmt import tokens
+from gosling.context_mgmt.tokens import TokenCounter
+from gosling.conversation import (
     ImageContent,
     Message,
     MessageMetadata,
@@ -18,7 +18,7 @@ from conversation import (
     ToolRequest,
     ToolResponse,
 )
-from providers import ToolSpec
+from gosling.providers import ToolSpec
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,8 @@ def test_loading_never_writes_tiktoken_cache(
 
     env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path), "TMPDIR": str(tmp_path)}
     code = (
-        "from context_mgmt.tokens import TokenCounter; print(TokenCounter().count_text('hi there'))"
+        "from gosling.context_mgmt.tokens import TokenCounter; "
+        "print(TokenCounter().count_text('hi there'))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True

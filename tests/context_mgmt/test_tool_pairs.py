@@ -7,17 +7,17 @@ import math
 
 import pytest
 
-from context_mgmt.pair_summarizer import ToolPairError, summarize_tool_pair
-from context_mgmt.recall import recall_hint
-from context_mgmt.tool_pairs import (
+from gosling.context_mgmt.pair_summarizer import ToolPairError, summarize_tool_pair
+from gosling.context_mgmt.recall import recall_hint
+from gosling.context_mgmt.tool_pairs import (
     TOOL_SUMMARY_KIND,
     TOOLCALL_SUMMARIZATION_BATCH_SIZE,
     apply_tool_pair_summaries,
     compute_tool_call_cutoff,
     tool_ids_to_summarize,
 )
-from conversation import Message, MessageMetadata, TextContent, fix_conversation
-from providers import ScriptedProvider, ScriptedReply, Usage
+from gosling.conversation import Message, MessageMetadata, TextContent, fix_conversation
+from gosling.providers import ScriptedProvider, ScriptedReply, Usage
 from tests.context_mgmt.tool_conversations import (
     answers,
     applied,

@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from context_mgmt.trim_plan import FOLD_NOTE_TOKENS, TrimClock, TrimPlan, kept_boundary, plan_trim
-from conversation import Message
-from providers.prompt_cache import ANTHROPIC_CACHE, NO_CACHE, OPENAI_CACHE, PromptCache
+from gosling.context_mgmt.trim_plan import (
+    FOLD_NOTE_TOKENS,
+    TrimClock,
+    TrimPlan,
+    kept_boundary,
+    plan_trim,
+)
+from gosling.conversation import Message
+from gosling.providers.prompt_cache import ANTHROPIC_CACHE, NO_CACHE, OPENAI_CACHE, PromptCache
 from tests.context_mgmt.tool_conversations import mark_masked, session, shown
 
 ASK, RESULT, PLACEHOLDER, TASK = 50, 1_000, 40, 5

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from context_mgmt.turn_context import TurnContext, format_turn_context, with_turn_context
-from conversation import (
+from gosling.context_mgmt.turn_context import TurnContext, format_turn_context, with_turn_context
+from gosling.conversation import (
     TURN_CONTEXT_KIND,
     Message,
     TextContent,

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from context_mgmt.masking import MaskingPresenter
-from context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, apply_tool_pair_summaries
-from conversation import (
+from gosling.context_mgmt.masking import MaskingPresenter
+from gosling.context_mgmt.tool_pairs import TOOL_SUMMARY_KIND, apply_tool_pair_summaries
+from gosling.conversation import (
     Message,
     MessageMetadata,
     TextContent,

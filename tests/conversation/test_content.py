@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conversation import (
+from gosling.conversation import (
     Content,
     ImageContent,
     Message,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conversation import (
+from gosling.conversation import (
     Message,
     MessageMetadata,
     TextContent,

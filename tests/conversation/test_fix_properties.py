@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conversation import (
+from gosling.conversation import (
     Message,
     MessageMetadata,
     TextContent,
@@ -56,7 +56,7 @@ def test_fixed_view_is_valid_and_stable(conversation: list[Message]) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(messages, max_size=8))
 def test_views_judged_valid_need_no_repair_from_any_processor(conversation: list[Message]) -> None:
-    from conversation.fix import PROCESSORS
+    from gosling.conversation.fix import PROCESSORS
 
     view = [m for m in fix_conversation(conversation)[0] if m.is_agent_visible]
     assert is_valid_agent_view(view)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from providers.retry import RetryPolicy
+from gosling.providers.retry import RetryPolicy
 from tests.fakes.llm_server import FakeLLMServer
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from agent.cli.main import cli
+from gosling.agent.cli.main import cli
 from tests.hints.trees import write
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hints import RefusalReason, SubdirectoryHintTracker, collect_hints
+from gosling.hints import RefusalReason, SubdirectoryHintTracker, collect_hints
 from tests.hints.trees import CORPUS, copy_corpus, write
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="hint corpus not available")

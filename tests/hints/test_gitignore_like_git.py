@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hints import SubdirectoryHintTracker, load_hint_files
-from hints.gitignore import GitignoreRules
+from gosling.hints import SubdirectoryHintTracker, load_hint_files
+from gosling.hints.gitignore import GitignoreRules
 from tests.hints.trees import write
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

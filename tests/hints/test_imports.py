@@ -5,13 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from hints import (
+from gosling.hints import (
     MAX_REFERENCE_OPERATIONS,
     RefusalReason,
     collect_hints,
     load_hint_files,
 )
-from hints.imports import MAX_PARSE_BYTES
+from gosling.hints.imports import MAX_PARSE_BYTES
 from tests.hints.trees import write
 
 

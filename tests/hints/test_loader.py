@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hints import RefusalReason, collect_hints, find_git_root, load_hint_files
-from hints.loader import GLOBAL_HEADER, PROJECT_HEADER
+from gosling.hints import RefusalReason, collect_hints, find_git_root, load_hint_files
+from gosling.hints.loader import GLOBAL_HEADER, PROJECT_HEADER
 from tests.hints.trees import write
 
 

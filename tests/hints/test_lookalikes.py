@@ -8,8 +8,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from agent.cli.main import cli
-from hints import collect_hints
+from gosling.agent.cli.main import cli
+from gosling.hints import collect_hints
 from tests.hints.trees import write
 
 

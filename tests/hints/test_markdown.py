@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from hints.markdown import code_regions, inside
+from gosling.hints.markdown import code_regions, inside
 
 
 def _code(text: str) -> list[str]:

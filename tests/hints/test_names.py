@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from hints import DEFAULT_FILENAMES, ENV_VAR, resolve_filenames
+from gosling.hints import DEFAULT_FILENAMES, ENV_VAR, resolve_filenames
 
 
 def test_defaults_are_goosehints_then_agents_md_as_in_goose() -> None:

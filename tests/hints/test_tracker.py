@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from conversation import ToolRequest
-from hints import SubdirectoryHintTracker, resolve_to_parent_dir
+from gosling.conversation import ToolRequest
+from gosling.hints import SubdirectoryHintTracker, resolve_to_parent_dir
 from tests.hints.trees import write
 
 

@@ -14,7 +14,7 @@ def write(path: Path, text: str | bytes) -> Path:
     return path
 
 
-CORPUS = Path("/work/shared/corpus/hints/cloudflare-agents")
+CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "hints" / "cloudflare-agents"
 """A real tree of nested AGENTS.md and .gitignore files (read-only; tests copy it)."""
 
 

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-import prompts
-from prompts import PromptError, code_fence, render
+from gosling import prompts
+from gosling.prompts import PromptError, code_fence, render
 
 
 @pytest.fixture
 def builtin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "builtin"
     directory.mkdir()
-    import prompts.templating as module
+    import gosling.prompts.templating as module
 
     monkeypatch.setattr(module, "BUILTIN_DIR", directory)
     return directory

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from providers import Provider, RetryPolicy, create_provider
+from gosling.providers import Provider, RetryPolicy, create_provider
 from tests.fakes.fixtures import fake_llm, no_wait_retry, sleeps  # noqa: F401
 from tests.fakes.llm_server import FakeLLMServer
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conversation import (
+from gosling.conversation import (
     ImageContent,
     Message,
     RedactedThinkingContent,
@@ -13,14 +13,14 @@ from conversation import (
     ToolRequest,
     ToolResponse,
 )
-from providers import Completed, ModelConfig, ToolRequestDone
-from providers.anthropic import (
+from gosling.providers import Completed, ModelConfig, ToolRequestDone
+from gosling.providers.anthropic import (
     AnthropicProvider,
     StreamAssembler,
     to_wire_messages,
     usage_from_wire,
 )
-from providers.sdk_provider import OPENAI_REASONING_PREFIX
+from gosling.providers.sdk_provider import OPENAI_REASONING_PREFIX
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.script import FakeToolCall, Turn
 from tests.providers.conftest import MakeProvider

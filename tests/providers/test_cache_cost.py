@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from providers.cache_cost import (
+from gosling.providers.cache_cost import (
     CacheSimulator,
     Request,
     Segment,
@@ -12,7 +12,7 @@ from providers.cache_cost import (
     price_requests,
     total_cost,
 )
-from providers.prompt_cache import ANTHROPIC_CACHE, NO_CACHE, OPENAI_CACHE, PromptCache
+from gosling.providers.prompt_cache import ANTHROPIC_CACHE, NO_CACHE, OPENAI_CACHE, PromptCache
 
 
 def seg(key: str, tokens: int, breakpoint: bool = False) -> Segment:

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from conversation import Message
-from providers import Completed, Provider, RetryPolicy, create_provider
-from providers.deadlines import CallDeadlines
-from providers.errors import ServerError, TimedOut
-from providers.sdk_provider import SdkProvider
+from gosling.conversation import Message
+from gosling.providers import Completed, Provider, RetryPolicy, create_provider
+from gosling.providers.deadlines import CallDeadlines
+from gosling.providers.errors import ServerError, TimedOut
+from gosling.providers.sdk_provider import SdkProvider
 from tests.fakes.fixtures import SleepRecorder
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.script import Fault, Turn
@@ -105,7 +105,7 @@ async def test_dns_failures_are_retried(
     assert len(sleeps.delays) == 3
 
 
-GOSLING = [sys.executable, "-m", "agent.cli", "run", "--provider", "anthropic", "--model", "m"]
+GOSLING = [sys.executable, "-m", "gosling", "run", "--provider", "anthropic", "--model", "m"]
 
 
 def test_gosling_run_ends_a_trickling_call_with_one_error_line(tmp_path: Path) -> None:

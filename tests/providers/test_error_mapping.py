@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from providers import (
+from gosling.providers import (
     AuthenticationFailed,
     ContextLengthExceeded,
     ProviderError,
@@ -14,7 +14,7 @@ from providers import (
     RequestFailed,
     ServerError,
 )
-from providers.error_mapping import classify_error, error_fields
+from gosling.providers.error_mapping import classify_error, error_fields
 
 
 def anthropic_body(kind: str, message: str) -> dict[str, Any]:

@@ -8,19 +8,19 @@ import sys
 
 import pytest
 
-from conversation import Message
-from providers import (
+from gosling.conversation import Message
+from gosling.providers import (
     PROVIDER_NAMES,
     MissingApiKey,
     ProviderConfigError,
     create_provider,
 )
-from providers.anthropic import AnthropicProvider
-from providers.factory import ollama_base_url
-from providers.openai_chat import OpenAIChatProvider
-from providers.openai_compatible import OpenAICompatibleProvider
-from providers.openai_responses import OpenAIResponsesProvider
-from providers.sdk_provider import SdkProvider, is_loopback_url
+from gosling.providers.anthropic import AnthropicProvider
+from gosling.providers.factory import ollama_base_url
+from gosling.providers.openai_chat import OpenAIChatProvider
+from gosling.providers.openai_compatible import OpenAICompatibleProvider
+from gosling.providers.openai_responses import OpenAIResponsesProvider
+from gosling.providers.sdk_provider import SdkProvider, is_loopback_url
 
 
 def test_the_documented_provider_names() -> None:
@@ -188,7 +188,7 @@ def test_what_counts_as_loopback(url: str, loopback: bool) -> None:
 
 def test_importing_providers_loads_no_sdk() -> None:
     code = (
-        "import sys, providers; "
+        "import sys; from gosling import providers; "
         "providers.create_provider('ollama', 'm', env={}); "
         "print(sorted(m for m in ('anthropic', 'openai', 'httpx2') if m in sys.modules))"
     )

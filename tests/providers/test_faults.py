@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from conversation import Message
-from providers import (
+from gosling.conversation import Message
+from gosling.providers import (
     AuthenticationFailed,
     Completed,
     ContextLengthExceeded,
@@ -20,7 +20,7 @@ from providers import (
     StreamEvent,
     TextDelta,
 )
-from providers.base import TRUNCATED_STOP_REASONS
+from gosling.providers.base import TRUNCATED_STOP_REASONS
 from tests.fakes.fixtures import SleepRecorder
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.script import Fault, Turn

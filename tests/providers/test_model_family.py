@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from providers.model_family import model_mismatch
+from gosling.providers.model_family import model_mismatch
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conversation import (
+from gosling.conversation import (
     ImageContent,
     Message,
     TextContent,
@@ -15,14 +15,14 @@ from conversation import (
     ToolRequest,
     ToolResponse,
 )
-from providers import (
+from gosling.providers import (
     Completed,
     StreamEvent,
     ToolArgumentsDelta,
     ToolRequestDone,
     ToolRequestStarted,
 )
-from providers.openai_chat import ToolCallAccumulator, to_wire_messages
+from gosling.providers.openai_chat import ToolCallAccumulator, to_wire_messages
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.script import FakeToolCall, FakeUsage, Turn
 from tests.providers.conftest import MakeProvider

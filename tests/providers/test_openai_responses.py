@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from conversation import Message, TextContent, ThinkingContent, ToolRequest, ToolResponse
-from providers import Completed, ContextLengthExceeded, ModelConfig, RateLimited, ServerError
-from providers.openai_responses import (
+from gosling.conversation import Message, TextContent, ThinkingContent, ToolRequest, ToolResponse
+from gosling.providers import (
+    Completed,
+    ContextLengthExceeded,
+    ModelConfig,
+    RateLimited,
+    ServerError,
+)
+from gosling.providers.openai_responses import (
     OpenAIResponsesProvider,
     ResponsesStreamAssembler,
     completed_from_response,

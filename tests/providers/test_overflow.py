@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from providers import ContextLengthExceeded, RateLimited, RequestFailed, is_context_overflow
-from providers.error_mapping import classify_error
+from gosling.providers import ContextLengthExceeded, RateLimited, RequestFailed, is_context_overflow
+from gosling.providers.error_mapping import classify_error
 
 REAL_OVERFLOW_MESSAGES = {
     # Anthropic, 400 invalid_request_error

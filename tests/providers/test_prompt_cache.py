@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import ConfigError, Settings, load_settings
-from agent.provider_choice import model_prompt_cache
-from prompts.locations import user_dirs
-from providers.pricing import MODEL_PRICES, ModelPrice
-from providers.prompt_cache import PromptCacheOverride, cache_family, prompt_cache_for
+from gosling.agent.config import ConfigError, Settings, load_settings
+from gosling.agent.provider_choice import model_prompt_cache
+from gosling.prompts.locations import user_dirs
+from gosling.providers.pricing import MODEL_PRICES, ModelPrice
+from gosling.providers.prompt_cache import PromptCacheOverride, cache_family, prompt_cache_for
 
 
 @pytest.mark.parametrize("model", sorted(MODEL_PRICES))

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from providers import DEFAULT_CONTEXT_LIMIT, ModelLimits, lookup_model
+from gosling.providers import DEFAULT_CONTEXT_LIMIT, ModelLimits, lookup_model
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 
 import pytest
 
-from providers import (
+from gosling.providers import (
     AuthenticationFailed,
     ContextLengthExceeded,
     ProviderError,
@@ -16,7 +16,7 @@ from providers import (
     RetryPolicy,
     ServerError,
 )
-from providers.retry import call_with_retries, parse_retry_after, stream_with_retries
+from gosling.providers.retry import call_with_retries, parse_retry_after, stream_with_retries
 from tests.fakes.fixtures import SleepRecorder
 
 

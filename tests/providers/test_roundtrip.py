@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from conversation import Message, TextContent, ThinkingContent, ToolResponse
-from providers import (
+from gosling.conversation import Message, TextContent, ThinkingContent, ToolResponse
+from gosling.providers import (
     Completed,
     Provider,
     StreamEvent,

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from agent.config import ModelOverride, Settings
-from agent.provider_choice import choose_provider
-from providers.server_window import probe_server_window
+from gosling.agent.config import ModelOverride, Settings
+from gosling.agent.provider_choice import choose_provider
+from gosling.providers.server_window import probe_server_window
 from tests.agent.test_run_e2e import gosling, gosling_env, run_args
 from tests.fakes import FakeLLMServer, FakeToolCall, FakeUsage, Turn
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from redact import credential_env, is_credential_env
+from gosling.redact import credential_env, is_credential_env
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from redact import Redactor, redact
+from gosling.redact import Redactor, redact
 
 FORMATS = [
     ("sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123", "anthropic-key"),

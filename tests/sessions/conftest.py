@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sessions import SqliteSessionStore
+from gosling.sessions import SqliteSessionStore
 
 ROOT = Path(__file__).resolve().parents[2]
 

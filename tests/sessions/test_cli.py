@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from agent.cli.main import cli
-from conversation import Message, TextContent, ToolRequest, ToolResponse
-from prompts.locations import user_dirs
-from providers import Usage
-from sessions import SqliteSessionStore, UsageRecord
+from gosling.agent.cli.main import cli
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.prompts.locations import user_dirs
+from gosling.providers import Usage
+from gosling.sessions import SqliteSessionStore, UsageRecord
 
 
 def run(*args: str, input: str | None = None) -> Result:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from conversation import Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
-from providers import Usage
-from sessions import MessageConflict, SqliteSessionStore, UsageKind, UsageRecord
+from gosling.conversation import Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
+from gosling.providers import Usage
+from gosling.sessions import MessageConflict, SqliteSessionStore, UsageKind, UsageRecord
 
 
 def _history() -> list[Message]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conversation import (
+from gosling.conversation import (
     ImageContent,
     Message,
     MessageMetadata,
@@ -18,8 +18,8 @@ from conversation import (
     ToolRequest,
     ToolResponse,
 )
-from providers import Usage
-from sessions import (
+from gosling.providers import Usage
+from gosling.sessions import (
     ImportFailed,
     SessionSnapshot,
     SqliteSessionStore,
@@ -31,7 +31,7 @@ from sessions import (
     parse_session_text,
     register_importer,
 )
-from sessions import importing as importing_module
+from gosling.sessions import importing as importing_module
 
 
 def _rich_session(store: SqliteSessionStore) -> str:

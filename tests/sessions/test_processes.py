@@ -11,8 +11,8 @@ from typing import TextIO
 
 import pytest
 
-from conversation import Message
-from sessions import SessionBusy, SqliteSessionStore
+from gosling.conversation import Message
+from gosling.sessions import SessionBusy, SqliteSessionStore
 from tests.sessions.conftest import Spawn
 from tests.sessions.writer_process import append
 

@@ -9,8 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from conversation import Message
-from sessions import LATEST_VERSION, CorruptStore, SchemaTooNew, SqliteSessionStore, StoreUnusable
+from gosling.conversation import Message
+from gosling.sessions import (
+    LATEST_VERSION,
+    CorruptStore,
+    SchemaTooNew,
+    SqliteSessionStore,
+    StoreUnusable,
+)
 
 
 def _fingerprint(directory: Path) -> dict[str, str]:

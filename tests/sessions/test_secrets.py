@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from conversation import Message, TextContent, ToolRequest, ToolResponse
-from providers import Usage
-from sessions import SecretRefused, SqliteSessionStore, UsageRecord, export_session
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.providers import Usage
+from gosling.sessions import SecretRefused, SqliteSessionStore, UsageRecord, export_session
 
 ANTHROPIC_KEY = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"
 OPENAI_KEY = 'sk-proj-Zyxwvutsrqponm"lkjihgfedcba9876'  # a quote: escaped inside JSON

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conversation import (
+from gosling.conversation import (
     Content,
     ImageContent,
     Message,
@@ -19,8 +19,8 @@ from conversation import (
     ToolRequest,
     ToolResponse,
 )
-from providers import Usage
-from sessions import (
+from gosling.providers import Usage
+from gosling.sessions import (
     MessageConflict,
     SessionChanges,
     SessionNotFound,

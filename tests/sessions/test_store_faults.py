@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from conversation import Message
-from sessions import SqliteSessionStore, StoreUnwritable
+from gosling.conversation import Message
+from gosling.sessions import SqliteSessionStore, StoreUnwritable
 from tests.fakes import FakeLLMServer, FakeToolCall, Turn
 
 REPO = Path(__file__).resolve().parents[2]
@@ -106,7 +106,7 @@ def gosling(
     prefix = ns.prefix() if ns is not None else []
     env = {**_env(), "PYTHONPATH": str(REPO)}
     return subprocess.run(
-        [*prefix, sys.executable, "-m", "agent.cli", *args],
+        [*prefix, sys.executable, "-m", "gosling", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -246,7 +246,7 @@ def test_a_full_disk_when_taking_the_writer_lock(
     import errno
     import types
 
-    import sessions.locking
+    import gosling.sessions.locking as locking
 
     def full(fd: int, data: bytes) -> int:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -256,7 +256,7 @@ def test_a_full_disk_when_taking_the_writer_lock(
     with SqliteSessionStore(db) as store:
         session = store.create(working_dir=tmp_path)
     with SqliteSessionStore(db) as store:
-        monkeypatch.setattr(sessions.locking, "os", failing_os)
+        monkeypatch.setattr(locking, "os", failing_os)
         with pytest.raises(StoreUnwritable, match=f"disk is full.*--resume {session.id}"):
             store.open_for_writing(session.id)
         monkeypatch.undo()
@@ -277,7 +277,7 @@ def test_a_second_store_on_the_same_file_keeps_the_first_ones_locks(tmp_path: Pa
         with SqliteSessionStore(db) as second:
             assert [m.text for m in second.load_messages(session.id)] == ["before"]
             assert wal.exists()
-            other = f"from sessions import SqliteSessionStore as S; S({str(db)!r}).close()"
+            other = f"from gosling.sessions import SqliteSessionStore as S; S({str(db)!r}).close()"
             subprocess.run([sys.executable, "-c", other], check=True, cwd=Path.cwd())
             assert wal.exists(), "another process took the open database for unused"
             first.append_messages(session.id, [Message.user("after")])

@@ -19,9 +19,9 @@ import sqlite3
 import sys
 from typing import TextIO
 
-from conversation import Message, TextContent, ToolRequest, ToolResponse
-from providers import Usage
-from sessions import SessionChanges, SqliteSessionStore, UsageRecord
+from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.providers import Usage
+from gosling.sessions import SessionChanges, SqliteSessionStore, UsageRecord
 
 
 def turn(n: int) -> tuple[Message, Message]:

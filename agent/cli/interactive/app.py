@@ -18,21 +18,21 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.cli.interactive.commands import COMMANDS, LEAVE_WORDS, argument_choices, dispatch
-from agent.cli.interactive.prompt import ask_approval, make_prompt_session
-from agent.cli.interactive.render import INTERRUPTED_TEXT, Renderer
-from agent.cli.interactive.status import StatusInfo, status_text
-from agent.cli.interactive.terminal import Terminal
-from agent.cli.interactive.transcript import COMMAND_KIND, recent_exchanges
-from agent.events import Event
-from conversation import Message, ToolRequest
+from gosling.agent.cli.interactive.commands import COMMANDS, LEAVE_WORDS, argument_choices, dispatch
+from gosling.agent.cli.interactive.prompt import ask_approval, make_prompt_session
+from gosling.agent.cli.interactive.render import INTERRUPTED_TEXT, Renderer
+from gosling.agent.cli.interactive.status import StatusInfo, status_text
+from gosling.agent.cli.interactive.terminal import Terminal
+from gosling.agent.cli.interactive.transcript import COMMAND_KIND, recent_exchanges
+from gosling.agent.events import Event
+from gosling.conversation import Message, ToolRequest
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
 
-    from agent.agent import Agent
-    from agent.runtime import Runtime
-    from agent.session import AgentSession
+    from gosling.agent.agent import Agent
+    from gosling.agent.runtime import Runtime
+    from gosling.agent.session import AgentSession
 
 RECENT_EXCHANGES = 3
 CHOICES_KEY = "interactive.choices"
@@ -130,8 +130,8 @@ class InteractiveSession:
         current = self.agent.provider
         wanted = isinstance(model, str) and model and provider == current.name
         if wanted and "model" not in self.pinned and model != current.model_config.model:
-            from agent.config import ConfigError
-            from providers import ProviderError
+            from gosling.agent.config import ConfigError
+            from gosling.providers import ProviderError
 
             assert isinstance(model, str)
             try:
@@ -236,7 +236,7 @@ class InteractiveSession:
 
     def refresh_status(self) -> None:
         """Recompute the status from the agent (after opening, `/clear`, `/model`, `/mode`)."""
-        from agent.context_report import report_for_agent
+        from gosling.agent.context_report import report_for_agent
 
         report = report_for_agent(self.agent, self.session)
         provider = self.agent.provider

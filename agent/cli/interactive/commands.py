@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent.cli.interactive.status import StatusInfo, compact_number
-from agent.events import CompactionFinished, Event
+from gosling.agent.cli.interactive.status import StatusInfo, compact_number
+from gosling.agent.events import CompactionFinished, Event
 
 if TYPE_CHECKING:
-    from agent.agent import Agent
-    from agent.cli.interactive.render import Renderer
-    from agent.runtime import Runtime
-    from agent.session import AgentSession
+    from gosling.agent.agent import Agent
+    from gosling.agent.cli.interactive.render import Renderer
+    from gosling.agent.runtime import Runtime
+    from gosling.agent.session import AgentSession
 
 
 class CommandHost(Protocol):
@@ -89,8 +89,8 @@ async def _clear(app: CommandHost, argument: str) -> bool:
 
 
 async def _compact(app: CommandHost, argument: str) -> bool:
-    from context_mgmt import CompactionFailed
-    from providers import ProviderError
+    from gosling.context_mgmt import CompactionFailed
+    from gosling.providers import ProviderError
 
     command = f"/compact {argument}".rstrip()
     session = app.session
@@ -142,8 +142,8 @@ async def _mode(app: CommandHost, argument: str) -> bool:
 
 
 async def _model(app: CommandHost, argument: str) -> bool:
-    from agent.config import ConfigError
-    from providers import ProviderError
+    from gosling.agent.config import ConfigError
+    from gosling.providers import ProviderError
 
     agent = app.agent
     if not argument:
@@ -169,7 +169,7 @@ async def _model(app: CommandHost, argument: str) -> bool:
 
 
 async def _context(app: CommandHost, argument: str) -> bool:
-    from agent.context_report import format_context_report, report_for_agent
+    from gosling.agent.context_report import format_context_report, report_for_agent
 
     for line in format_context_report(report_for_agent(app.agent, app.session)).splitlines():
         app.renderer.line(line)
@@ -177,8 +177,8 @@ async def _context(app: CommandHost, argument: str) -> bool:
 
 
 async def _hints(app: CommandHost, argument: str) -> bool:
-    from agent.cli.hints_cmd import format_report
-    from hints import collect_hints
+    from gosling.agent.cli.hints_cmd import format_report
+    from gosling.hints import collect_hints
 
     agent = app.agent
     try:
@@ -217,7 +217,7 @@ async def _sessions(app: CommandHost, argument: str) -> bool:
 
 
 async def _resume(app: CommandHost, argument: str) -> bool:
-    from sessions import SessionStoreError
+    from gosling.sessions import SessionStoreError
 
     store = app.runtime.store
     if store is None:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from agent.cli.interactive.terminal import Terminal
+from gosling.agent.cli.interactive.terminal import Terminal
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession

@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from agent.cli.interactive.markdown_stream import MarkdownStream
-from agent.cli.interactive.terminal import Terminal
-from agent.events import (
+from gosling.agent.cli.interactive.markdown_stream import MarkdownStream
+from gosling.agent.cli.interactive.terminal import Terminal
+from gosling.agent.events import (
     CompactionFinished,
     CompactionStarted,
     ContextTrimmed,
@@ -28,7 +28,7 @@ from agent.events import (
     ToolCall,
     TurnFinished,
 )
-from conversation import Message, ToolResponse
+from gosling.conversation import Message, ToolResponse
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
@@ -138,7 +138,7 @@ class Renderer:
 
     def error(self, text: str) -> None:
         """An error, redacted: provider error bodies may echo the key."""
-        from redact import redact
+        from gosling.redact import redact
 
         self.line(f"error: {redact(text)}", "bold red")
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from agent.events import CompactionFinished, Event, UsageUpdate
-from context_mgmt import auto_compact_enabled
-from context_mgmt.context_size import usage_percent
+from gosling.agent.events import CompactionFinished, Event, UsageUpdate
+from gosling.context_mgmt import auto_compact_enabled
+from gosling.context_mgmt.context_size import usage_percent
 
 
 @dataclass(frozen=True)

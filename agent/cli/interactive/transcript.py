@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from agent.cli.interactive.render import describe_call
-from conversation import Message
+from gosling.agent.cli.interactive.render import describe_call
+from gosling.conversation import Message
 
 COMMAND_KIND = "command"
 

@@ -11,9 +11,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from agent.config import ConfigError, ProjectConfig, load_settings, read_config_file
-from agent.trust import TrustStore, project_files
-from agent.untrusted_config import describe_values
+from gosling.agent.config import ConfigError, ProjectConfig, load_settings, read_config_file
+from gosling.agent.trust import TrustStore, project_files
+from gosling.agent.untrusted_config import describe_values
 
 
 def untrusted_project(working_dir: Path | None, flags: Mapping[str, Any]) -> ProjectConfig | None:

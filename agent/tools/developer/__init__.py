@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.tools.developer.files import file_tools
-from agent.tools.developer.process import shell_environment
-from agent.tools.developer.result_caps import ResultCaps
-from agent.tools.developer.shell import shell_tool
-from agent.tools.developer.todo import (
+from gosling.agent.tools.developer.files import file_tools
+from gosling.agent.tools.developer.process import shell_environment
+from gosling.agent.tools.developer.result_caps import ResultCaps
+from gosling.agent.tools.developer.shell import shell_tool
+from gosling.agent.tools.developer.todo import (
     TODO_KEY,
     TodoItem,
     read_todo,
@@ -16,9 +16,9 @@ from agent.tools.developer.todo import (
     todo_tools,
     write_todo,
 )
-from agent.tools.developer.tree import tree_tool
-from agent.tools.developer.workspace import DeveloperSettings, DeveloperState
-from agent.tools.manager import BuiltinExtension
+from gosling.agent.tools.developer.tree import tree_tool
+from gosling.agent.tools.developer.workspace import DeveloperSettings, DeveloperState
+from gosling.agent.tools.manager import BuiltinExtension
 
 DEVELOPER = "developer"
 

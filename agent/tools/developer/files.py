@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 from stat import S_ISREG
 
-from agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool
-from agent.tools.developer.matching import (
+from gosling.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool
+from gosling.agent.tools.developer.matching import (
     closest_lines,
     find_unique,
     line_of,
@@ -17,7 +17,7 @@ from agent.tools.developer.matching import (
     numbered,
     snippet_around,
 )
-from agent.tools.developer.safe_io import (
+from gosling.agent.tools.developer.safe_io import (
     lstat_in,
     open_regular,
     read_if_regular,
@@ -25,14 +25,14 @@ from agent.tools.developer.safe_io import (
     unlink_regular,
     write_regular,
 )
-from agent.tools.developer.workspace import (
+from gosling.agent.tools.developer.workspace import (
     BINARY_SNIFF_BYTES,
     DeveloperState,
     digest,
     display_path,
     looks_binary,
 )
-from conversation import ImageContent, TextContent
+from gosling.conversation import ImageContent, TextContent
 
 IMAGE_TYPES = {
     ".png": "image/png",

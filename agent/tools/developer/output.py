@@ -14,7 +14,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.tools.spill import SpillFile, open_spill_file, spill_dir_for
+from gosling.agent.tools.spill import SpillFile, open_spill_file, spill_dir_for
 
 _CHUNK = 64 * 1024
 MIN_CUT_BYTES = 512

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.sandbox import Launch, SandboxPolicy, plan_launch, spawn, tool_environment
-from agent.sandbox.launch import release, wait_exit
-from agent.tools.developer.output import CapturedOutput, StreamCapture
+from gosling.agent.sandbox import Launch, SandboxPolicy, plan_launch, spawn, tool_environment
+from gosling.agent.sandbox.launch import release, wait_exit
+from gosling.agent.tools.developer.output import CapturedOutput, StreamCapture
 
 PIPE_GRACE_SECS = 0.5
 """How long to wait for the output pipes to close after the shell itself has exited."""

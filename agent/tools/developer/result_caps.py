@@ -16,11 +16,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.tools.base import ResultPart, ToolResult
-from agent.tools.developer.output import create_spill_file, head_within
-from agent.tools.developer.workspace import DeveloperSettings
-from agent.tools.spill import spill_dir_for
-from conversation import ImageContent, TextContent
+from gosling.agent.tools.base import ResultPart, ToolResult
+from gosling.agent.tools.developer.output import create_spill_file, head_within
+from gosling.agent.tools.developer.workspace import DeveloperSettings
+from gosling.agent.tools.spill import spill_dir_for
+from gosling.conversation import ImageContent, TextContent
 
 IMAGE_SUFFIXES = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif"}
 

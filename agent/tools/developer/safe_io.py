@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from agent.tools.base import ToolError
+from gosling.agent.tools.base import ToolError
 
 _DIR_FLAGS = os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_PATH", os.O_RDONLY)
 """O_PATH (Linux) needs only search permission on the directory, like a normal path walk."""

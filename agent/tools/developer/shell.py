@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agent.sandbox import SandboxPolicy
-from agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool
-from agent.tools.developer.output import CapturedOutput
-from agent.tools.developer.process import ShellOutcome, run_command, shell_environment
-from agent.tools.developer.workspace import DeveloperState
-from agent.tools.spill import session_tmp_dir, spill_dir_for
+from gosling.agent.sandbox import SandboxPolicy
+from gosling.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool
+from gosling.agent.tools.developer.output import CapturedOutput
+from gosling.agent.tools.developer.process import ShellOutcome, run_command, shell_environment
+from gosling.agent.tools.developer.workspace import DeveloperState
+from gosling.agent.tools.spill import session_tmp_dir, spill_dir_for
 
 MAX_TIMEOUT_SECS = 3600.0
 

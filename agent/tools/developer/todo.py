@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent.tools.base import ExtensionData, Tool, ToolContext, ToolError, tool
+from gosling.agent.tools.base import ExtensionData, Tool, ToolContext, ToolError, tool
 
 TODO_KEY = "developer.todo"
 MAX_ITEMS = 100

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pathspec
 
-from agent.tools.base import Tool, ToolContext, ToolError, tool
-from agent.tools.developer.safe_io import kind_of, read_plain_file
-from agent.tools.developer.workspace import (
+from gosling.agent.tools.base import Tool, ToolContext, ToolError, tool
+from gosling.agent.tools.developer.safe_io import kind_of, read_plain_file
+from gosling.agent.tools.developer.workspace import (
     BINARY_SNIFF_BYTES,
     DeveloperState,
     display_path,

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from agent.sandbox import SandboxPolicy
-from agent.tools.base import ToolError
+from gosling.agent.sandbox import SandboxPolicy
+from gosling.agent.tools.base import ToolError
 
 BINARY_SNIFF_BYTES = 8192
 T = TypeVar("T")

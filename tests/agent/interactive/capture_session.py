@@ -97,7 +97,7 @@ def capture(out: Path) -> str:
                 "env",
                 *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
                 shlex.quote(sys.executable),
-                "-m agent.cli session --mode smart_approve --provider anthropic",
+                "-m gosling session --mode smart_approve --provider anthropic",
                 f"--model claude-sonnet-4-5 --base-url {server.url}",
             ]
         )

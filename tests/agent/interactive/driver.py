@@ -18,8 +18,8 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from agent.cli.interactive.terminal import Terminal
-from agent.cli.session_cmd import SessionOptions, run_session
+from gosling.agent.cli.interactive.terminal import Terminal
+from gosling.agent.cli.session_cmd import SessionOptions, run_session
 from tests.fakes import FakeLLMServer
 
 WAIT_SECONDS = 10.0

@@ -56,7 +56,7 @@ class PtySession:
             try:
                 os.chdir(cwd)
                 fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, columns, 0, 0))
-                os.execve(sys.executable, [sys.executable, "-m", "agent.cli", *args], dict(env))
+                os.execve(sys.executable, [sys.executable, "-m", "gosling", *args], dict(env))
             finally:
                 os._exit(127)
         self.pid, self.fd = pid, fd

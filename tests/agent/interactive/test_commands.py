@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.cli.interactive.commands import parse
+from gosling.agent.cli.interactive.commands import parse
 from tests.agent.interactive.driver import CTRL_D, interactive, session_options
 from tests.fakes import FakeLLMServer, FakeToolCall, FakeUsage, Turn
 

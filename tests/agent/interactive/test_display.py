@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from agent.cli.interactive import render
-from agent.cli.interactive.render import Renderer, describe_call, fold_output
-from agent.cli.interactive.status import StatusInfo, compact_number, status_text
-from agent.cli.interactive.terminal import Terminal, wants_style
-from agent.cli.interactive.transcript import recent_exchanges
-from agent.events import (
+from gosling.agent.cli.interactive import render
+from gosling.agent.cli.interactive.render import Renderer, describe_call, fold_output
+from gosling.agent.cli.interactive.status import StatusInfo, compact_number, status_text
+from gosling.agent.cli.interactive.terminal import Terminal, wants_style
+from gosling.agent.cli.interactive.transcript import recent_exchanges
+from gosling.agent.events import (
     CompactionFinished,
     ContextTrimmed,
     MessageAdded,
@@ -22,8 +22,8 @@ from agent.events import (
     TurnFinished,
     UsageUpdate,
 )
-from conversation import Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
-from providers import Usage
+from gosling.conversation import Message, MessageMetadata, TextContent, ToolRequest, ToolResponse
+from gosling.providers import Usage
 from tests.agent.interactive.vt import screen_lines
 
 

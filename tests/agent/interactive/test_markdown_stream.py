@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent.cli.interactive.markdown_stream import MarkdownStream, stable_prefix
+from gosling.agent.cli.interactive.markdown_stream import MarkdownStream, stable_prefix
 
 WINDOW = 4
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.cli.interactive.render import FOLD_LINES
-from conversation import Message, fix_conversation
-from sessions import SqliteSessionStore
+from gosling.agent.cli.interactive.render import FOLD_LINES
+from gosling.conversation import Message, fix_conversation
+from gosling.sessions import SqliteSessionStore
 from tests.agent.interactive.driver import CTRL_D, interactive, session_options
 from tests.fakes import FakeLLMServer, FakeToolCall, FakeUsage, Turn
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conversation import Message, fix_conversation
-from sessions import SqliteSessionStore
+from gosling.conversation import Message, fix_conversation
+from gosling.sessions import SqliteSessionStore
 from tests.agent.interactive.pty_session import PtySession, gosling_env
 from tests.fakes import FakeLLMServer, FakeToolCall, Turn
 
@@ -62,7 +62,7 @@ def test_plain_gosling_on_a_terminal_chats_and_ctrl_c_stops_only_the_turn(
 def test_without_a_terminal_gosling_prints_help_and_session_refuses(repo: Path) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "agent.cli", *args],
+            [sys.executable, "-m", "gosling", *args],
             cwd=repo,
             stdin=subprocess.DEVNULL,
             capture_output=True,
@@ -79,7 +79,7 @@ def test_without_a_terminal_gosling_prints_help_and_session_refuses(repo: Path) 
 def test_resume_takes_an_optional_id() -> None:
     from click.testing import CliRunner
 
-    from agent.cli.session_cmd import session_command
+    from gosling.agent.cli.session_cmd import session_command
 
     runner = CliRunner()
     bare = runner.invoke(session_command, ["--resume", "--name", "x"])

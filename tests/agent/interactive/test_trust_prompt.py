@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.trust import TrustStore, project_files
+from gosling.agent.trust import TrustStore, project_files
 from tests.agent.interactive.driver import CTRL_D, interactive, session_options
 from tests.fakes import FakeLLMServer, Turn
 

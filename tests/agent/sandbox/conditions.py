@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.sandbox import bwrap_status
+from gosling.agent.sandbox import bwrap_status
 
 needs_bwrap = pytest.mark.skipif(
     bwrap_status().path is None, reason=f"no usable bwrap: {bwrap_status().problem}"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.sandbox import SandboxPolicy, choose_sandbox
-from agent.tools import DeveloperSettings, ExtensionConfig, ExtensionManager, ToolContext
-from agent.tools.developer import developer_extension
+from gosling.agent.sandbox import SandboxPolicy, choose_sandbox
+from gosling.agent.tools import DeveloperSettings, ExtensionConfig, ExtensionManager, ToolContext
+from gosling.agent.tools.developer import developer_extension
 from tests.agent.sandbox.conditions import PLANTED, PLANTED_MARKS, needs_bwrap
 from tests.agent.tools.processes import processes_running, wait_until
 

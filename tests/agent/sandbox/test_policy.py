@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import load_settings
-from agent.sandbox import (
+from gosling.agent.config import load_settings
+from gosling.agent.sandbox import (
     BwrapStatus,
     SandboxPolicy,
     bwrap_argv,
@@ -17,8 +17,8 @@ from agent.sandbox import (
     plan_launch,
     tool_environment,
 )
-from agent.sandbox.choice import linked_git_dirs, project_root, toolchain_in_tmp
-from prompts.locations import UserDirs
+from gosling.agent.sandbox.choice import linked_git_dirs, project_root, toolchain_in_tmp
+from gosling.prompts.locations import UserDirs
 
 WS = Path("/home/u/project")
 

@@ -16,7 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.permissions import PermissionMode, PermissionRule, Verdict, decide, rules_from_lists
+from gosling.agent.permissions import (
+    PermissionMode,
+    PermissionRule,
+    Verdict,
+    decide,
+    rules_from_lists,
+)
 from tests.agent.shell_corpus.generate import Generator
 from tests.agent.shell_corpus.oracle import Outcome, run_batch
 

@@ -9,7 +9,7 @@ from typing import Literal
 
 import pytest
 
-from agent.tools import (
+from gosling.agent.tools import (
     TOOL_NAME_PATTERN,
     BuiltinExtension,
     ExtensionManager,
@@ -20,8 +20,8 @@ from agent.tools import (
     exposed_name,
     tool,
 )
-from agent.tools.schema import parse_docstring
-from conversation import ToolRequest
+from gosling.agent.tools.schema import parse_docstring
+from gosling.conversation import ToolRequest
 
 
 @tool(read_only=True)
@@ -193,7 +193,7 @@ def test_extension_names_must_be_unique() -> None:
 
 
 def test_every_exposed_developer_name_is_valid() -> None:
-    from agent.tools import developer_extension
+    from gosling.agent.tools import developer_extension
 
     names = [spec.name for spec in ExtensionManager([developer_extension()]).specs()]
     assert names == [

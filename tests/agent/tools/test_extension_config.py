@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.tools import ExtensionConfig, ExtensionConfigError, parse_extension_spec
+from gosling.agent.tools import ExtensionConfig, ExtensionConfigError, parse_extension_spec
 
 
 def test_name_env_command_and_args() -> None:

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from agent.tools import DeveloperSettings
-from agent.tools.developer.workspace import DeveloperState
+from gosling.agent.tools import DeveloperSettings
+from gosling.agent.tools.developer.workspace import DeveloperState
 from tests.agent.tools.test_files import Files
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX FIFOs and symlinks")
@@ -108,7 +108,7 @@ async def test_a_stuck_disk_neither_freezes_the_event_loop_nor_the_call(
     files = Files(tmp_path, DeveloperSettings(file_timeout_secs=0.5))
     (tmp_path / "slow.txt").write_text("eventually\n")
     release = threading.Event()
-    import agent.tools.developer.files as file_module
+    import gosling.agent.tools.developer.files as file_module
 
     real_read = getattr(file_module, "read_regular", None)
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent.tools import DeveloperSettings, ToolContext, ToolResult
-from agent.tools.developer import developer_extension
-from conversation import ImageContent
+from gosling.agent.tools import DeveloperSettings, ToolContext, ToolResult
+from gosling.agent.tools.developer import developer_extension
+from gosling.conversation import ImageContent
 
 
 class Files:

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from agent.sandbox import choose_sandbox
-from agent.tools import ExtensionConfig, ExtensionEvent, ExtensionManager, ToolContext
-from prompts.locations import user_dirs
+from gosling.agent.sandbox import choose_sandbox
+from gosling.agent.tools import ExtensionConfig, ExtensionEvent, ExtensionManager, ToolContext
+from gosling.prompts.locations import user_dirs
 from tests.agent.sandbox.conditions import needs_bwrap
 from tests.agent.tools.processes import children_running, wait_until
 

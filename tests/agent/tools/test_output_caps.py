@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from agent.tools import BuiltinExtension, DeveloperSettings, ExtensionManager, ToolContext
-from agent.tools.base import ToolResult, tool
-from agent.tools.developer import ResultCaps, developer_extension
-from agent.tools.developer.output import StreamCapture, tail_within
-from conversation import ImageContent, TextContent
+from gosling.agent.tools import BuiltinExtension, DeveloperSettings, ExtensionManager, ToolContext
+from gosling.agent.tools.base import ToolResult, tool
+from gosling.agent.tools.developer import ResultCaps, developer_extension
+from gosling.agent.tools.developer.output import StreamCapture, tail_within
+from gosling.conversation import ImageContent, TextContent
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
 

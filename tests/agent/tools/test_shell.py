@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools import BuiltinExtension, DeveloperSettings, ToolContext, ToolResult
-from agent.tools.developer import developer_extension
-from agent.tools.developer.process import default_shell
+from gosling.agent.tools import BuiltinExtension, DeveloperSettings, ToolContext, ToolResult
+from gosling.agent.tools.developer import developer_extension
+from gosling.agent.tools.developer.process import default_shell
 from tests.agent.tools.processes import is_running, wait_until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")

@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools.spill import open_spill_file, session_tmp_dir, spill_dir_for, sweep_spill_files
+from gosling.agent.tools.spill import (
+    open_spill_file,
+    session_tmp_dir,
+    spill_dir_for,
+    sweep_spill_files,
+)
 
 KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIEsecretbody0123456789\n-----END RSA PRIVATE KEY-----\n"
 

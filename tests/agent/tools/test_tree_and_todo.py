@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.tools import DeveloperSettings, MemoryExtensionData, ToolContext, ToolResult
-from agent.tools.developer import (
+from gosling.agent.tools import DeveloperSettings, MemoryExtensionData, ToolContext, ToolResult
+from gosling.agent.tools.developer import (
     TODO_KEY,
     TodoItem,
     developer_extension,

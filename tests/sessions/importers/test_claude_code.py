@@ -6,14 +6,14 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from conversation import (
+from gosling.conversation import (
     ThinkingContent,
     ToolRequest,
     ToolResponse,
     fix_conversation,
     is_valid_agent_view,
 )
-from sessions.importers import ImportedTranscript, load_transcripts, parse_transcripts
+from gosling.sessions.importers import ImportedTranscript, load_transcripts, parse_transcripts
 
 FIXTURE = Path(__file__).parent / "fixtures" / "claude_code_session.jsonl"
 

@@ -1,6 +1,6 @@
 """The five real transcripts of the shared corpus import with the counts SOURCES.md states.
 
-The corpus lives next to the repository (`../shared/corpus/transcripts`); without it these
+The corpus is in the repository (`corpus/transcripts`); without it these
 tests skip. The expected numbers are copied from SOURCES.md, which counted them from the raw
 files independently of gosling.
 """
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from conversation import fix_conversation
-from sessions.importers import ImportedTranscript, load_transcripts
+from gosling.conversation import fix_conversation
+from gosling.sessions.importers import ImportedTranscript, load_transcripts
 
-CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "transcripts"
+CORPUS = Path(__file__).resolve().parents[3] / "corpus" / "transcripts"
 
 needs_corpus = pytest.mark.skipif(
     not CORPUS.is_dir(), reason=f"the transcript corpus is not at {CORPUS}"

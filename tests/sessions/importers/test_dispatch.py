@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from conversation import Message, ToolRequest, ToolResponse
-from sessions import ImportFailed, SessionSnapshot, SqliteSessionStore
-from sessions.importers import (
+from gosling.conversation import Message, ToolRequest, ToolResponse
+from gosling.sessions import ImportFailed, SessionSnapshot, SqliteSessionStore
+from gosling.sessions.importers import (
     FORMATS,
     detect_format,
     load_transcripts,
     parse_transcripts,
     to_snapshot,
 )
-from sessions.jsonl import dump_jsonl
+from gosling.sessions.jsonl import dump_jsonl
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

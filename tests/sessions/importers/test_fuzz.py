@@ -14,11 +14,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.cli.main import cli
-from conversation import Message, ToolRequest
-from sessions import ImportFailed, SessionSnapshot, SqliteSessionStore
-from sessions.importers import parse_transcripts, to_snapshot
-from sessions.jsonl import dump_jsonl
+from gosling.agent.cli.main import cli
+from gosling.conversation import Message, ToolRequest
+from gosling.sessions import ImportFailed, SessionSnapshot, SqliteSessionStore
+from gosling.sessions.importers import parse_transcripts, to_snapshot
+from gosling.sessions.jsonl import dump_jsonl
 
 FIXTURES = Path(__file__).with_name("fixtures")
 

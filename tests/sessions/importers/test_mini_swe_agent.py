@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conversation import ThinkingContent, fix_conversation
-from sessions.importers import EXIT_KIND, ImportedTranscript, load_transcripts
+from gosling.conversation import ThinkingContent, fix_conversation
+from gosling.sessions.importers import EXIT_KIND, ImportedTranscript, load_transcripts
 
 FIXTURE = Path(__file__).parent / "fixtures" / "mini_swe_agent.traj.json"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conversation import ImageContent, fix_conversation
-from sessions.importers import ImportedTranscript, load_transcripts
+from gosling.conversation import ImageContent, fix_conversation
+from gosling.sessions.importers import ImportedTranscript, load_transcripts
 
 FIXTURE = Path(__file__).parent / "fixtures" / "openai_chat.json"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conversation import fix_conversation
-from sessions.importers import ImportedTranscript, load_transcripts
+from gosling.conversation import fix_conversation
+from gosling.sessions.importers import ImportedTranscript, load_transcripts
 
 FIXTURE = Path(__file__).parent / "fixtures" / "openhands_output.jsonl"
 

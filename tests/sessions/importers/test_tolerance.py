@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sessions import ImportFailed
-from sessions.importers import parse_transcripts
+from gosling.sessions import ImportFailed
+from gosling.sessions.importers import parse_transcripts
 
 _KEYS = [
     "type", "message", "content", "role", "id", "tool_calls", "tool_call_id", "function",
