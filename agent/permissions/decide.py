@@ -2,9 +2,10 @@
 
 Precedence is deny > ask > allow whatever the order of the rules; within a level the first
 matching rule gives the reason; when no rule decides, the mode does. Shell commands are
-judged on a bash parse (`shell_parse`, `shell_verdict`): every program the command line
-would run is checked, and an allow rule vouches only for a command whose every program it
-covers. File tools are matched on their resolved path.
+judged twice: deny and ask rules on a bash parse of everything the line would run
+(`shell_parse`, `shell_verdict`), allow rules and `smart_approve` only inside a closed
+grammar (`shell_allow`), so that an allow rule vouches only for what it names. File tools
+are matched on their resolved path.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def decide(
         return Decision(Verdict.DENY, "chat mode: tools are turned off")
     command = arguments.get("command")
     if is_shell_tool(tool_name) and isinstance(command, str):
-        return _decide_shell(tool_name, command, annotations, mode, rules)
+        return _decide_shell(tool_name, command, annotations, mode, rules, working_dir)
     matched = [r for r in rules if _matches(r, tool_name, arguments, working_dir)]
     for verdict in (Verdict.DENY, Verdict.ASK, Verdict.ALLOW):
         hit = next((r for r in matched if r.action is verdict), None)
@@ -56,19 +57,29 @@ def _decide_shell(
     annotations: ToolAnnotations | None,
     mode: PermissionMode,
     rules: Sequence[PermissionRule],
+    working_dir: Path,
 ) -> Decision:
+    from gosling.agent.permissions.shell_allow import approve_line
     from gosling.agent.permissions.shell_parse import analyse
-    from gosling.agent.permissions.shell_verdict import not_allowed_reason, shell_verdict
+    from gosling.agent.permissions.shell_verdict import shell_allow_rules, shell_verdict
 
     analysis = analyse(command)
     decided = shell_verdict(tool_name, analysis, rules)
     if decided is not None:
         return decided
-    fallback = _by_mode(mode, annotations)
-    if fallback.verdict is Verdict.ASK:
-        reason = not_allowed_reason(tool_name, analysis, rules)
-        return Decision(Verdict.ASK, f"{fallback.reason}; {reason}")
-    return fallback
+    allows = shell_allow_rules(tool_name, rules)
+    bare = next((r for r in allows if r.argv_prefix is None), None)
+    if bare is not None and not analysis.unknowns and not analysis.effects:
+        return Decision(Verdict.ALLOW, f"rule '{bare.describe()}'")
+    if mode is PermissionMode.AUTO:
+        return Decision(Verdict.ALLOW, "auto mode")
+    smart = mode is PermissionMode.SMART_APPROVE
+    approval = approve_line(command, allows, smart=smart, working_dir=working_dir)
+    if approval.allowed and (allows or smart):
+        return Decision(Verdict.ALLOW, approval.reason)
+    if not approval.allowed:
+        return Decision(Verdict.ASK, f"{mode.value} mode; {approval.reason}")
+    return Decision(Verdict.ASK, f"{mode.value} mode")
 
 
 def _by_mode(mode: PermissionMode, annotations: ToolAnnotations | None) -> Decision:

@@ -73,6 +73,8 @@ class Invocation:
     needs_allow: bool = True
     """False for wrappers and builtins with no effect of their own (`env`, `cd`, `true`):
     deny and ask rules still see them, but an allow rule need not name them."""
+    opaque: bool = False
+    """A program gosling does not know: it might run a program named in its arguments."""
 
     def describe(self) -> str:
         words = [w if w is not None else "<expansion>" for w in self.argv]

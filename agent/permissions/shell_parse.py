@@ -29,8 +29,20 @@ MAX_NESTING = 8
 """Code strings inside code strings (`sh -c "eval 'bash -c ...'"`)."""
 MAX_TREE_DEPTH = 200
 
-_GLUED_CONTINUATION = re.compile(r"(?<![\s\\])\\\n(?!\s)")
-"""tree-sitter splits `ls\\<newline>rm` into two words; bash joins them into `lsrm`."""
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+"""Bytes bash and tree-sitter read differently (`\\f#` is a comment to one, a word to the
+other); a backslash-newline likewise (bash removes it before it reads words)."""
+_REBINDING_NAMES = re.compile(r"BASH_CMDS|BASH_ALIASES|BASH_FUNC_|BASH_LOADABLES_PATH")
+"""The command hash, aliases, exported functions: anything that names them rebinds a name."""
+_COMMENT_AFTER = frozenset(" \t\n;&|()<>")
+_HEREDOC_DELIMITER = re.compile(r"^(?:[A-Za-z0-9_]+|'[A-Za-z0-9_]+'|\"[A-Za-z0-9_]+\")$")
+_ARITHMETIC_LEAVES = frozenset(
+    {"number", "binary_expression", "unary_expression", "ternary_expression",
+     "postfix_expression", "parenthesized_expression"}
+)  # fmt: skip
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_SUBSTRING = re.compile(r"\$\{[#!]?[A-Za-z_0-9@*]+(?:\[[^\]]*\])?:(?![-=?+])([^}]*)")
+_ASSIGNING = re.compile(r"\$\{!?([A-Za-z_][A-Za-z_0-9]*)(\[)?[^}]*?:?=")
 _SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(\$\(|`)")
 """`a[$(cmd)]` in any text: bash runs cmd if the text is ever evaluated as a subscript."""
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
@@ -131,7 +143,8 @@ _PROMPT_EXPANSION = re.compile(r"@P\}$")
 
 
 @functools.cache
-def _parser() -> Any:
+def parser() -> Any:
+    """The tree-sitter-bash parser, built on first use."""
     import tree_sitter
     import tree_sitter_bash
 
@@ -155,14 +168,31 @@ def _analyse(command: str, nesting: int) -> ShellAnalysis:
     if nesting > MAX_NESTING:
         out.unknowns.append("its code strings are nested too deeply")
         return out
-    if _GLUED_CONTINUATION.search(command):
-        out.unknowns.append("a backslash-newline joins two words")
+    control = _CONTROL.search(command)
+    if control:
+        out.unknowns.append(f"it holds the control character U+{ord(control.group()):04X}")
         return out
-    tree = _parser().parse(command.encode("utf-8", "surrogateescape"))
+    if "\\\n" in command:
+        out.unknowns.append("a backslash-newline, which bash removes before it reads words")
+        return out
+    rebinding = _REBINDING_NAMES.search(command)
+    if rebinding:
+        out.unknowns.append(f"it names {rebinding.group()}, which rebinds what a name runs")
+        return out
+    for match in _SUBSTRING.finditer(command):
+        if not re.fullmatch(r"[\s\d:-]*", match.group(1)):
+            out.unknowns.append("a substring offset that bash evaluates as arithmetic")
+            return out
+    for match in _ASSIGNING.finditer(command):
+        if match.group(2) or not assignment_is_harmless(match.group(1)):
+            out.unknowns.append(f"${{{match.group(1)}:=...}} assigns to {match.group(1)}")
+            return out
+    data = command.encode("utf-8", "surrogateescape")
+    tree = parser().parse(data)
     if tree.root_node.has_error:
         out.unknowns.append("bash syntax that cannot be parsed")
         return out
-    _Walker(out, nesting).walk(tree.root_node, 0)
+    _Walker(out, nesting, data).walk(tree.root_node, 0)
     return out
 
 
@@ -191,9 +221,10 @@ def _backtick_code(text: str) -> list[str] | None:
 
 
 class _Walker:
-    def __init__(self, out: ShellAnalysis, nesting: int) -> None:
+    def __init__(self, out: ShellAnalysis, nesting: int, data: bytes) -> None:
         self.out = out
         self.nesting = nesting
+        self.data = data
 
     def walk(self, node: Node, depth: int) -> None:
         if depth > MAX_TREE_DEPTH:
@@ -204,6 +235,20 @@ class _Walker:
             return
         if kind == "word" and _BARE_NEWLINE.search(node.text.decode("utf-8", "surrogateescape")):
             self.out.unknowns.append("a line break inside a word")
+        if kind == "word" and not node.text.isascii():
+            self.out.unknowns.append("a word with characters outside ASCII")
+        if kind == "comment" and node.start_byte > 0:
+            before = self.data[node.start_byte - 1 : node.start_byte].decode("latin-1")
+            if before not in _COMMENT_AFTER:
+                self.out.unknowns.append("a # that bash may not read as a comment")
+        if kind == "subscript":
+            self._subscript(node)
+        if kind in ("arithmetic_expansion", "c_style_for_statement") or (
+            kind == "compound_statement" and node.children and node.children[0].type == "(("
+        ):
+            self._arithmetic(node)
+        if kind == "test_command":
+            self._test(node)
         if kind in _TEXT_LEAVES:
             self._unparsed_substitutions(node)
         if kind == "expansion" and _PROMPT_EXPANSION.search(node.text.decode()):
@@ -228,6 +273,38 @@ class _Walker:
         elif kind not in _LEAVES:
             self.out.unknowns.append(f"unsupported shell syntax ({kind})")
 
+    def _subscript(self, node: Node) -> None:
+        """`a[$i]` is arithmetic on $i's value, which can hold `x[$(cmd)]`."""
+        index = node.named_children[1:] if len(node.named_children) > 1 else []
+        for part in index:
+            if part.type not in ("number", "word") or not re.fullmatch(
+                rb"[A-Za-z0-9_]+", part.text
+            ):
+                self.out.unknowns.append("a subscript that bash evaluates as arithmetic")
+                return
+
+    def _arithmetic(self, node: Node) -> None:
+        """Arithmetic evaluates variables' values as expressions, and their subscripts run
+        code (`$(( $(cat payload) ))` runs what the file says): only numbers are judged."""
+        stack = [c for c in node.named_children if c.type not in ("do_group",)]
+        while stack:
+            child = stack.pop()
+            if child.type not in _ARITHMETIC_LEAVES:
+                self.out.unknowns.append("arithmetic on a value only known at run time")
+                return
+            stack.extend(child.named_children)
+
+    def _test(self, node: Node) -> None:
+        for child in node.named_children:
+            operators = [c for c in child.children if c.type == "test_operator"]
+            texts = {c.text.decode() for c in operators}
+            if "-v" in texts or "-R" in texts:
+                self.out.unknowns.append("[[ -v ]] evaluates a subscript")
+            if texts & _ARITHMETIC_TESTS and any(
+                c.type != "number" for c in child.named_children if c.type != "test_operator"
+            ):
+                self.out.unknowns.append("[[ -eq ]] evaluates its operands as arithmetic")
+
     def _unparsed_substitutions(self, node: Node) -> None:
         """tree-sitter leaves some backticks (`${v:-`cmd`}`) as plain text; bash runs them."""
         text = node.text.decode("utf-8", "surrogateescape")
@@ -241,6 +318,9 @@ class _Walker:
         self._children(node, depth)
         start = next((c for c in node.children if c.type == "heredoc_start"), None)
         body = next((c for c in node.children if c.type == "heredoc_body"), None)
+        if start is not None and not _HEREDOC_DELIMITER.match(start.text.decode().lstrip("-")):
+            self.out.unknowns.append("a here-doc delimiter gosling does not read like bash")
+            return
         if start is None or body is None or any(q in start.text.decode() for q in "'\"\\"):
             return
         self._backticks(body.text.decode("utf-8", "surrogateescape"))
@@ -295,6 +375,8 @@ class _Walker:
                 self._redirect(child, depth)
             else:
                 value = static_value(child)
+                if value is None or (value.startswith(("-", "+")) and set(value) & set("ni")):
+                    self.out.unknowns.append(f"{keyword} {value or '<expansion>'} binds names")
                 harmless = harmless and value is not None and value.startswith("-")
                 argv.append(value)
                 self.walk(child, depth + 1)
@@ -304,6 +386,8 @@ class _Walker:
 
     def _assignment(self, node: Node, depth: int, *, prefix: bool) -> None:
         name = node.named_children[0] if node.named_children else node
+        if name.text.startswith(b"GIT_"):
+            self.out.unknowns.append(f"it sets {name.text.decode()}, which points git elsewhere")
         if not self._name_is_harmless(name):
             where = "for the program" if prefix else "in the shell"
             self.out.effects.append(f"it sets {name.text.decode()} {where}")

@@ -1,15 +1,16 @@
-"""Shell rules judged against every program a command line would run.
+"""Deny and ask shell rules judged against every program a command line would run.
 
 A deny or ask rule applies when it matches any invocation; one that might match (a word
-only known at run time, arguments `xargs` appends) asks. An allow rule approves the command
-only when every invocation that needs one is matched by an allow rule, and the command has
-no effect beyond them (no file written, no PATH changed) and nothing unjudgeable. A command
-that cannot be judged asks whenever a deny or ask shell rule exists that it might pass.
+only known at run time, arguments `xargs` appends, a program gosling does not know that is
+handed the rule's program name) asks. A command that cannot be judged asks whenever a deny
+or ask shell rule exists. Allow rules are not judged here but in `shell_allow`, on the
+closed grammar.
 """
 
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Sequence
 
 from gosling.agent.permissions.rules import Decision, PermissionRule, Verdict, tool_matches
@@ -38,7 +39,7 @@ def match(prefix: Sequence[str], invocation: Invocation, *, for_allow: bool) -> 
         if head != prefix[0] and program_name(head) != prefix[0]:
             return Match.NO
     elif head != prefix[0] and base_name(head) != base_name(prefix[0]):
-        return Match.NO
+        return _handed(prefix[0], invocation)
     for index, expected in enumerate(prefix[1:], start=1):
         if index >= len(argv):
             if not invocation.open_tail:
@@ -51,6 +52,20 @@ def match(prefix: Sequence[str], invocation: Invocation, *, for_allow: bool) -> 
         elif word != expected:
             return Match.NO
     return result
+
+
+def _handed(program: str, invocation: Invocation) -> Match:
+    """A program gosling does not know may be a wrapper: handed the rule's program name (or
+    a word only known at run time) it might run it."""
+    if not invocation.opaque:
+        return Match.NO
+    name = base_name(program)
+    for word in invocation.argv[1:]:
+        if word is None:
+            return Match.MAYBE
+        if any(base_name(piece) == name for piece in re.split(r"[=:,\s]", word) if piece):
+            return Match.MAYBE
+    return Match.NO
 
 
 def shell_verdict(
@@ -74,45 +89,16 @@ def shell_verdict(
             )
     if analysis.unknowns and guards:
         return Decision(Verdict.ASK, f"it cannot be judged ({analysis.unknowns[0]})")
-    return _allowed(mine, analysis)
-
-
-def not_allowed_reason(
-    tool_name: str, analysis: ShellAnalysis, rules: Sequence[PermissionRule]
-) -> str:
-    """Why no allow rule approves the command (for the ask reason)."""
-    if analysis.unknowns:
-        return f"it cannot be judged ({analysis.unknowns[0]})"
-    if analysis.effects:
-        return analysis.effects[0]
-    allows = [r for r in rules if tool_matches(r, tool_name) and r.action is Verdict.ALLOW]
-    for invocation in analysis.invocations:
-        if invocation.needs_allow and _covering(allows, invocation) is None:
-            return f"no allow rule covers {invocation.describe()}"
-    return "no allow rule covers it"
-
-
-def _allowed(mine: list[PermissionRule], analysis: ShellAnalysis) -> Decision | None:
-    allows = [r for r in mine if r.action is Verdict.ALLOW]
-    if not allows or analysis.unknowns or analysis.effects:
-        return None
-    needed = [i for i in analysis.invocations if i.needs_allow]
-    if not needed:
-        return None
-    covering = [_covering(allows, i) for i in needed]
-    if any(rule is None for rule in covering):
-        return None
-    names = dict.fromkeys(f"'{rule.describe()}'" for rule in covering if rule is not None)
-    return Decision(Verdict.ALLOW, f"rule {', '.join(names)}")
-
-
-def _covering(allows: list[PermissionRule], invocation: Invocation) -> PermissionRule | None:
-    for rule in allows:
-        if rule.argv_prefix is None:
-            return rule
-        if match(rule.argv_prefix, invocation, for_allow=True) is Match.YES:
-            return rule
     return None
+
+
+def shell_allow_rules(tool_name: str, rules: Sequence[PermissionRule]) -> list[PermissionRule]:
+    """The allow rules that apply to this shell tool."""
+    return [
+        r
+        for r in rules
+        if r.action is Verdict.ALLOW and tool_matches(r, tool_name) and r.paths is None
+    ]
 
 
 def _first(

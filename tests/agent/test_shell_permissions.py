@@ -163,20 +163,16 @@ def test_deny_rules_with_several_words_ask_when_a_word_is_unknown() -> None:
     "command",
     [
         "ls -la",
-        "ls 'a b' a# \\#",
+        "ls 'a b' a# \"c d\"",
         "ls | cat",
         "cd src && ls -la",
         "ls 2>/dev/null || true",
         "ls 2>&1 >/dev/null | cat -n",
         "git status --short && cat README.md",
-        "/bin/ls",
-        "env LANG=C ls",
-        "timeout 5 ls",
-        "ls $(cat list.txt)",
-        "cat <<EOF\nhello $(ls)\nEOF",
-        "cat <<'EOF'\n$(rm x)\nEOF",
-        "ls # ; rm x",
         "ls '#'; cat a",
+        "cat < a",
+        "ls src/*.py",
+        "ls\ncat a",
     ],
 )
 def test_allow_rules_approve_commands_made_only_of_what_they_name(command: str) -> None:
@@ -187,21 +183,44 @@ def test_allow_rules_approve_commands_made_only_of_what_they_name(command: str) 
 @pytest.mark.parametrize(
     ("command", "why"),
     [
+        ("ls \\#", "'\\\\#' holds characters bash may expand"),
+        ("/bin/ls", "is not a plain name"),
+        ("env LANG=C ls", "no allow rule covers env LANG=C ls"),
+        ("timeout 5 ls", "no allow rule covers timeout 5 ls"),
+        ("ls $(cat list.txt)", "command substitution"),
+        ("cat <<EOF\nhello\nEOF", "heredoc redirect"),
+        ("ls # ; rm x", "comment"),
+        ("ls *", "could expand to an option"),
+        ("ls \f#; touch x", "control character U+000C"),
+        ("ls ~", "characters bash may expand"),
+    ],
+)
+def test_allow_rules_vouch_only_inside_the_closed_grammar(command: str, why: str) -> None:
+    """What the old checker read through (wrappers, substitutions, here-docs) now asks:
+    an allow rule approves only a line gosling reads exactly as bash does."""
+    decision = decide(SHELL, {"command": command}, None, PermissionMode.APPROVE, ALLOW, Path("/w"))
+    assert decision.verdict is Verdict.ASK
+    assert why in decision.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "why"),
+    [
         ("ls > out.txt", "it writes to out.txt"),
         ("ls >> log", "it writes to log"),
         ("ls &> out", "it writes to out"),
         ("ls >&out", "it writes to out"),
         ("cat a | tee b", "no allow rule covers tee b"),
-        ("PATH=. ls", "it sets PATH for the program"),
-        ("PATH=/tmp/evil; ls", "it sets PATH in the shell"),
-        ("env LD_PRELOAD=x.so ls", "it sets LD_PRELOAD for the program"),
-        ("./ls", "no allow rule covers ./ls"),
-        ("./env ls", "no allow rule covers ./env ls"),
+        ("PATH=. ls", "variable assignment"),
+        ("PATH=/tmp/evil; ls", "variable assignment"),
+        ("env LD_PRELOAD=x.so ls", "no allow rule covers env LD_PRELOAD=x.so ls"),
+        ("./ls", "'./ls' is not a plain name"),
+        ("./env ls", "'./env' is not a plain name"),
         ("sudo ls", "no allow rule covers sudo ls"),
         ("git status; git push", "no allow rule covers git push"),
-        ("ls && sh -c 'touch x'", "no allow rule covers touch x"),
+        ("ls && sh -c 'touch x'", "no allow rule covers sh -c touch x"),
         ("find . -name x", "no allow rule covers find . -name x"),
-        ("ls; ls() { rm x; }", "no allow rule covers rm x"),
+        ("ls; ls() { rm x; }", "function definition"),
     ],
 )
 def test_allow_rules_do_not_vouch_for_effects_beyond_them(command: str, why: str) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from gosling.agent.sandbox import Launch, SandboxPolicy, plan_launch, spawn, tool_environment
 from gosling.agent.sandbox.launch import release, wait_exit
+from gosling.agent.tools.developer.git_safety import hardened_git_environment
 from gosling.agent.tools.developer.output import CapturedOutput, StreamCapture
 
 PIPE_GRACE_SECS = 0.5
@@ -37,11 +38,13 @@ def shell_environment(
 ) -> dict[str, str]:
     """The environment for shell commands: ours without any credential-like variable
     (`redact.is_credential_env`: API keys, tokens, passwords, URLs with passwords) except
-    those the user named in `allow`, and no prompts. The same rule holds with or without the
+    those the user named in `allow`, no prompts, and git refusing bare repositories it
+    only discovered (`git_safety`). The same rule holds with or without the
     sandbox: a key the command never gets cannot end up in its output (and the redactor
     still hides an allowed one's value wherever the command prints it)."""
     base = os.environ if base is None else base
-    return tool_environment(base, keep={name: base[name] for name in allow if name in base})
+    kept = tool_environment(base, keep={name: base[name] for name in allow if name in base})
+    return hardened_git_environment(kept)
 
 
 def default_shell() -> str:
