@@ -14,6 +14,7 @@ module never trusts it further than that: each token's text is checked again her
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -110,9 +111,9 @@ def _command(node: Node, data: bytes, covered: bytearray) -> SimpleCommand:
     globbed: list[bool] = []
     previous_end: int | None = None
     for child in node.children:
-        if previous_end is not None and child.start_byte == previous_end:
-            if child.type != "file_redirect" or data[child.start_byte] not in b"<>&":
-                raise _Outside("two words that bash would join")
+        joined = previous_end is not None and child.start_byte == previous_end
+        if joined and (child.type != "file_redirect" or data[child.start_byte] not in b"<>&"):
+            raise _Outside("two words that bash would join")
         previous_end = child.end_byte
         if child.type == "command_name":
             name = child.named_children[0] if child.named_children else child
@@ -138,7 +139,7 @@ def _word(node: Node) -> tuple[str, bool]:
     """A word's value and whether it globs; anything but plain text and quotes is outside."""
     parts = node.named_children if node.type == "concatenation" else [node]
     if node.type == "concatenation":
-        for left, right in zip(parts, parts[1:], strict=False):
+        for left, right in itertools.pairwise(parts):
             if left.end_byte != right.start_byte:
                 raise _Outside("a word the parser split")
     value: list[str] = []

@@ -46,8 +46,7 @@ _DIFF = (
     "--no-ext-diff --no-textconv --ws-error-highlight= --color-moved[=] --no-color-moved"
 )
 _LOG = (
-    _DIFF
-    + " -n: --max-count= --skip= --since= --after= --until= --before= --author= "
+    _DIFF + " -n: --max-count= --skip= --since= --after= --until= --before= --author= "
     "--committer= --grep= --all-match --invert-grep -i --regexp-ignore-case -E "
     "--extended-regexp -F --fixed-strings --merges --no-merges --first-parent --all "
     "--branches[=] --tags[=] --remotes[=] --oneline --graph --decorate[=] --no-decorate "
@@ -225,7 +224,9 @@ PROGRAMS: dict[str, Policy] = {
         "-b: --bytes= -c: --characters= -d: --delimiter= -f: --fields= -n --complement -s "
         "--only-delimited --output-delimiter= -z --zero-terminated"
     ),
-    "tr": Policy("-c -C --complement -d --delete -s --squeeze-repeats -t --truncate-set1", 2),
+    "tr": Policy(
+        "-c -C --complement -d --delete -s --squeeze-repeats -t --truncate-set1", positionals=2
+    ),
     "nl": Policy("-b: -d: -f: -h: -i: -l: -n: -p -s: -v: -w:"),
     "tac": Policy("-b --before -r --regex -s: --separator="),
     "echo": Policy("-n -e -E"),
@@ -258,7 +259,8 @@ PROGRAMS: dict[str, Policy] = {
         "-q --brief -s --report-identical-files -c -C: --context[=] -u -U: --unified[=] "
         "-e --ed -n --rcs -y --side-by-side -W: --width= --left-column "
         "--suppress-common-lines -p --show-c-function -F: --show-function-line= --label= "
-        "--expand-tabs -t -T --initial-tab --tabsize= --suppress-blank-empty -r --recursive --no-dereference -N --new-file --unidirectional-new-file "
+        "--expand-tabs -t -T --initial-tab --tabsize= --suppress-blank-empty -r --recursive "
+        "--no-dereference -N --new-file --unidirectional-new-file "
         "--ignore-file-name-case --no-ignore-file-name-case -x: --exclude= -X: "
         "--exclude-from= -S: --starting-file= -i --ignore-case -E --ignore-tab-expansion "
         "-Z --ignore-trailing-space -b --ignore-space-change -w --ignore-all-space -B "

@@ -156,7 +156,11 @@ def _check_find(policy: Policy, args: list[str], globbed: list[bool]) -> str | N
     index = 0
     while index < len(args) and args[index] in ("-H", "-L", "-P"):
         index += 1
-    while index < len(args) and not args[index].startswith("-") and args[index] not in ("(", "!", ")", ","):
+    while (
+        index < len(args)
+        and not args[index].startswith("-")
+        and args[index] not in ("(", "!", ")", ",")
+    ):
         index += 1  # the starting points
     while index < len(args):
         word = args[index]

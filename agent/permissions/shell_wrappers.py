@@ -113,7 +113,9 @@ def skip_options(
     return index, seen
 
 
-def _short_options(args: list[Word], index: int, options: OptionTable, seen: dict[str, Word]) -> int:
+def _short_options(
+    args: list[Word], index: int, options: OptionTable, seen: dict[str, Word]
+) -> int:
     word = args[index] or ""
     for position in range(1, len(word)):
         letter = f"-{word[position]}"
@@ -173,7 +175,12 @@ def _expand(
 
 
 def _unwrap(
-    program: str, spec: WrapperSpec, args: list[Word], depth: int, parse: ParseFn, out: ShellAnalysis
+    program: str,
+    spec: WrapperSpec,
+    args: list[Word],
+    depth: int,
+    parse: ParseFn,
+    out: ShellAnalysis,
 ) -> list[Word] | None:
     """The command a wrapper runs, or None when it runs none (or only code parsed here)."""
     if program == "busybox":

@@ -114,20 +114,20 @@ def _rebinding(rng: random.Random) -> str:
             f"BASH_CMDS[{program}]=/bin/rm; {program} -f y",
             f"declare -n r='BASH_CMDS[{program}]'; r=/bin/rm; {program} -f y",
             f"declare -n r=BASH_CMDS; r[{program}]=/bin/rm; {program} -f y",
-            f"v=BASH_CM; declare -n r=\"${{v}}DS[{program}]\"; r=/bin/rm; {program} -f y",
+            f'v=BASH_CM; declare -n r="${{v}}DS[{program}]"; r=/bin/rm; {program} -f y',
             f": ${{BASH_CMDS[{program}]:=/bin/rm}}; {program} -f y",
             f"hash -p /bin/rm {program}; {program} -f y",
             f"hash -dp /bin/rm {program}; {program} -f y",
             f"declare -A BASH_CMDS=([{program}]=/bin/rm); {program} -f y",
             f"printf -v 'BASH_CMDS[{program}]' /bin/rm; {program} -f y",
             f"read 'BASH_CMDS[{program}]' <<< /bin/rm; {program} -f y",
-            f"v=BASH_CM; read \"${{v}}DS[{program}]\" <<< /bin/rm; {program} -f y",
-            f"v=BASH_CM; printf -v \"${{v}}DS[{program}]\" /bin/rm; {program} -f y",
+            f'v=BASH_CM; read "${{v}}DS[{program}]" <<< /bin/rm; {program} -f y',
+            f'v=BASH_CM; printf -v "${{v}}DS[{program}]" /bin/rm; {program} -f y',
             f"local -n r=BASH_CMDS 2>/dev/null; f() {{ local -n r=BASH_CMDS; "
             f"r[{program}]=/bin/rm; }}; f; {program} -f y",
-            f"{program}() {{ rm \"$@\"; }}; {program} -f y",
+            f'{program}() {{ rm "$@"; }}; {program} -f y',
             f"alias {program}=rm; shopt -s expand_aliases\n{program} -f y",
-            f"enable -n echo; PATH=/nonexistent; echo x; rm -f y",
+            "enable -n echo; PATH=/nonexistent; echo x; rm -f y",
         )
     )
 
@@ -249,7 +249,7 @@ def _eval_trap(rng: random.Random) -> str:
             f"command -- {payload}",
             f"exec {payload}",
             f"exec -a ls {payload}",
-            f"(exec -a ls /bin/rm -f y)",
+            "(exec -a ls /bin/rm -f y)",
             f"builtin command {payload}",
             f"mapfile -C '{quoted}' -c 1 v < a",
         )

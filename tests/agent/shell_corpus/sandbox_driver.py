@@ -61,7 +61,9 @@ def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
     return found
 
 
-def run_one(index: int, line: str, template: Path, work: Path, env: dict[str, str]) -> dict:
+def run_one(
+    index: int, line: str, template: Path, work: Path, env: dict[str, str]
+) -> dict[str, object]:
     scratch = work / str(index)
     shutil.copytree(template, scratch, symlinks=True)
     before = _snapshot(scratch)
