@@ -215,7 +215,6 @@ def _policies(rng: random.Random) -> str:
             "rg --pre touch a",
             "rg --pre=touch x",
             "tree -o PWN",
-            "date -s 2020-01-01",
             "grep -r x . > PWN",
             "ls --hyperlink=x a",
             "cat a > PWN",

@@ -69,7 +69,10 @@ def _sandbox(source: Path, out: Path) -> list[str]:
     return [
         "bwrap", "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--dev", "/dev", "--proc", "/proc",
         "--ro-bind", str(source), "/tmp/in", "--bind", str(out), "/tmp/out",
-        "--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
+        "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
+        # Root outside must not be root inside: corpus lines such as `date -s` or `hostname`
+        # changed the host's clock when bwrap ran as root with its capabilities (lead's fix).
+        "--unshare-user", "--cap-drop", "ALL",
         "--chdir", "/tmp",
     ]  # fmt: skip
 
