@@ -20,6 +20,7 @@ from gosling.agent.sandbox.choice import project_root
 from gosling.agent.session import AgentSession
 from gosling.agent.tool_runner import Approver
 from gosling.agent.tools.developer import DeveloperSettings, ResultCaps, developer_extension
+from gosling.agent.tools.developer.workspace import EditorFiles
 from gosling.agent.tools.extension_config import ExtensionConfig, parse_extension_spec
 from gosling.agent.tools.manager import ExtensionEvent, ExtensionManager
 from gosling.agent.tools.mcp_json import load_mcp_json
@@ -129,11 +130,13 @@ async def build_runtime(
     extras: RunExtras | None = None,
     trust_project: bool = False,
     on_warning: Callable[[str], None] | None = None,
+    editor_files: EditorFiles | None = None,
 ) -> Runtime:
     """Everything for one command; raises ConfigError/ProviderError with a clear message.
 
     `on_warning` receives the one line naming what an untrusted project config set that
-    was ignored (it is logged as well)."""
+    was ignored (it is logged as well). `editor_files`: the editor's buffers, for the file
+    tools of an ACP session."""
     working_dir = (working_dir or Path.cwd()).resolve()
     extras = extras or RunExtras()
     loaded = load_settings(working_dir, flags=flags, trust_project=trust_project)
@@ -157,6 +160,7 @@ async def build_runtime(
         shell_timeout_secs=settings.shell_timeout,
         sandbox=sandbox.policy,
         env_allow=tuple(settings.shell_env_allow),
+        editor_files=editor_files,
     )
     caps = ResultCaps.from_settings(developer)
     tools = ExtensionManager(

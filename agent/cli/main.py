@@ -16,6 +16,11 @@ from gosling.agent.version import __version__
 
 # name -> ("module", "attribute", "one-line help"). Help text is here so --help imports nothing.
 COMMANDS: dict[str, tuple[str, str, str]] = {
+    "acp": (
+        "gosling.agent.acp.command",
+        "acp_command",
+        "Serve the Agent Client Protocol on stdio, for editors.",
+    ),
     "batch": (
         "gosling.batch.cli",
         "batch_command",

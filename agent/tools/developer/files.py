@@ -94,8 +94,10 @@ def file_tools(state: DeveloperState) -> list[Tool]:
         def work() -> str:
             target, root, shown = _locate(state, path, ctx)
             with state.lock:
-                previous = read_if_regular(target, root, shown, writing=True)
-                write_regular(target, root, shown, data)
+                previous = _buffered(
+                    state, target, read_if_regular(target, root, shown, writing=True)
+                )
+                _store(state, target, root, shown, data, existed=previous is not None)
                 state.record(target, previous, data)
             verb = "Created" if previous is None else "Wrote"
             return f"{verb} {shown} ({count_lines(content)} lines)"
@@ -116,7 +118,8 @@ def file_tools(state: DeveloperState) -> list[Tool]:
         def work() -> str:
             target, root, shown = _locate(state, path, ctx)
             with state.lock:
-                data = read_regular(target, root, shown)
+                data = _buffered(state, target, read_regular(target, root, shown))
+                assert data is not None
                 text = _decode_text(data, shown)
                 if not old:
                     raise ToolError(
@@ -136,7 +139,7 @@ def file_tools(state: DeveloperState) -> list[Tool]:
                 start = match.offsets[0]
                 updated = text[:start] + with_text + text[start + len(replace) :]
                 encoded = updated.encode("utf-8")
-                write_regular(target, root, shown, encoded)
+                _store(state, target, root, shown, encoded, existed=True)
                 state.record(target, data, encoded)
             first = line_of(updated, start)
             after = snippet_around(updated, first, count_lines(with_text))
@@ -165,7 +168,7 @@ def file_tools(state: DeveloperState) -> list[Tool]:
                         f"No earlier version of {shown} to restore: "
                         "it was not written or edited in this session."
                     )
-                current = read_if_regular(target, root, shown)
+                current = _buffered(state, target, read_if_regular(target, root, shown))
                 if current is None or digest(current) != versions[-1].written:
                     raise ToolError(
                         f"Not undone: {shown} changed after gosling's last write or edit of it "
@@ -177,7 +180,7 @@ def file_tools(state: DeveloperState) -> list[Tool]:
                 if previous is None:
                     unlink_regular(target, root, shown)
                     return f"Removed {shown}: it did not exist before the last write."
-                write_regular(target, root, shown, previous)
+                _store(state, target, root, shown, previous, existed=True)
             left = (
                 f"{len(versions)} earlier version(s) left"
                 if versions
@@ -196,6 +199,37 @@ def _locate(
     """The resolved path, the working dir it is checked against, and how to show it."""
     target = state.resolve(raw, ctx.working_dir, for_reading=for_reading)
     return target, ctx.working_dir.resolve(), display_path(target, ctx.working_dir)
+
+
+def _buffered(state: DeveloperState, target: Path, on_disk: bytes | None) -> bytes | None:
+    """The file's content from the editor's buffer where the session has an editor that
+    holds it (unsaved changes included), else `on_disk` (read, and checked, first)."""
+    editor = state.settings.editor_files
+    if editor is None or on_disk is None or looks_binary(on_disk[:BINARY_SNIFF_BYTES]):
+        return on_disk
+    text = editor.read(target)
+    return on_disk if text is None else text.encode("utf-8")
+
+
+def _store(
+    state: DeveloperState, target: Path, root: Path, shown: str, data: bytes, *, existed: bool
+) -> None:
+    """Write an existing text file through the editor when there is one, else the disk."""
+    editor = state.settings.editor_files
+    if editor is not None and existed:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is not None and editor.write(target, text):
+            return
+    write_regular(target, root, shown, data)
+
+
+def _regular_or_none(target: Path, root: Path, shown: str) -> bytes | None:
+    """The file's bytes for an editor-backed `view`; None when it is missing (the usual
+    open then says so)."""
+    return None if lstat_in(target, root, shown) is None else read_regular(target, root, shown)
 
 
 def _decode_text(data: bytes, shown: str) -> str:
@@ -242,8 +276,12 @@ def _render_lines(
     used = 0
     total = 0
     stopped_at: int | None = None
-    with open_regular(target, root, shown) as raw_handle:
-        size = os.fstat(raw_handle.fileno()).st_size
+    buffered = None
+    if state.settings.editor_files is not None:
+        buffered = _buffered(state, target, _regular_or_none(target, root, shown))
+    source = io.BytesIO(buffered) if buffered is not None else open_regular(target, root, shown)
+    with source as raw_handle:
+        size = len(buffered) if buffered is not None else os.fstat(raw_handle.fileno()).st_size
         if looks_binary(raw_handle.read(BINARY_SNIFF_BYTES)):
             raise _binary(shown, size)
         raw_handle.seek(0)

@@ -15,13 +15,26 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from gosling.agent.sandbox import SandboxPolicy
 from gosling.agent.tools.base import ToolError
 
 BINARY_SNIFF_BYTES = 8192
 T = TypeVar("T")
+
+
+class EditorFiles(Protocol):
+    """The open buffers of the editor a session runs in (ACP's `fs/*` methods). Called
+    from the file tools' worker thread, after their own path and file checks."""
+
+    def read(self, path: Path) -> str | None:
+        """The editor's text of an existing file, or None to read the disk."""
+        ...
+
+    def write(self, path: Path, text: str) -> bool:
+        """Write an existing file through the editor; False to write the disk."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -58,6 +71,9 @@ class DeveloperSettings:
     """Earlier versions kept per file for `undo_edit`."""
     file_timeout_secs: float = 60.0
     """Time limit of one file tool call (its disk I/O runs in a thread, off the event loop)."""
+    editor_files: EditorFiles | None = None
+    """Where the editor offers it, existing files are read and written through its
+    buffers, so unsaved changes are seen (`gosling acp`)."""
 
 
 @dataclass(frozen=True)
