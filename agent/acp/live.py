@@ -71,6 +71,7 @@ REFUSAL_STOP_REASONS = frozenset({"refusal", "content_filter"})
 class _Call:
     name: str
     diff: FileDiff | None
+    done: bool = False
 
 
 class LiveSession:
@@ -279,7 +280,18 @@ class LiveSession:
             else:
                 self.on_event(event)
         assert finished is not None
+        if finished.stop_reason == "cancelled":
+            self._close_open_calls()
         return _response(finished)
+
+    def _close_open_calls(self) -> None:
+        """A cancelled turn's unfinished calls end as failed, as the model is told."""
+        from gosling.agent.tool_runner import CANCELLED_TEXT
+
+        for call_id, call in self._calls.items():
+            if not call.done:
+                call.done = True
+                self.post(updates.tool_finished(call_id, CANCELLED_TEXT, True))
 
     def flush_notes(self) -> None:
         for note in self.notes:
@@ -312,6 +324,8 @@ class LiveSession:
         elif isinstance(event, ToolResult):
             call = self._calls.get(event.id)
             diff = call.diff if call is not None else None
+            if call is not None:
+                call.done = True
             self.post(updates.tool_finished(event.id, event.output, event.is_error, diff=diff))
             if event.name.endswith("__todo_write") and not event.is_error:
                 self.post_plan()

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from acp import spawn_agent_process, text_block
 from acp.client.connection import ClientSideConnection
@@ -28,6 +28,9 @@ from acp.schema import (
 )
 
 from tests.fakes import FakeLLMServer
+
+if TYPE_CHECKING:
+    from acp import Client
 
 REPO = Path(__file__).resolve().parents[2]
 WAIT_SECS = 60.0
@@ -158,9 +161,10 @@ async def running_agent(
     """`gosling acp` started as an editor starts it, initialized. Its stderr goes to a file
     (a pipe nobody reads would fill up and stall it)."""
     log_path = stderr or Path(env["GOSLING_HOME"]) / "acp-stderr.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log:
         async with spawn_agent_process(
-            client,
+            cast("Client", client),
             command,
             *args,
             env=env,
