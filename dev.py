@@ -62,8 +62,33 @@ def _run(cmd: list[str]) -> int:
     return subprocess.run(cmd, cwd=ROOT).returncode
 
 
+TS_CLIENT = ROOT / "tests" / "acp" / "ts_client"
+
+
+def _ensure_ts_client() -> int:
+    """Install the TypeScript ACP client the tests drive gosling with (npm ci from the
+    committed lock file), again only when the lock file changes. Without node the test
+    that needs it is skipped and says why."""
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        print("node/npm not found: the TypeScript ACP client test will be skipped", file=sys.stderr)
+        return 0
+    lock = TS_CLIENT / "package-lock.json"
+    stamp = TS_CLIENT / "node_modules" / ".installed"
+    digest = hashlib.sha256(lock.read_bytes()).hexdigest()
+    if stamp.exists() and stamp.read_text() == digest:
+        return 0
+    code = _run([npm, "ci", "--no-audit", "--no-fund", "--prefix", str(TS_CLIENT)])
+    if code == 0:
+        stamp.write_text(digest)
+    return code
+
+
 def test() -> int:
     _ensure_env("dev")
+    code = _ensure_ts_client()
+    if code != 0:
+        return code
     steps = [
         [str(PY), "-m", "ruff", "check", "."],
         [str(PY), "-m", "ruff", "format", "--check", "."],

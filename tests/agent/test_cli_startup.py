@@ -19,6 +19,7 @@ HEAVY = [
     "ray",
     "tree_sitter",
     "tree_sitter_bash",
+    "acp",
 ]
 
 PROBE = """
