@@ -431,9 +431,10 @@ class LiveSession:
 
     # -- closing --------------------------------------------------------------------------------
 
-    async def close(self) -> None:
+    async def close(self, *, discard_empty: bool = True) -> None:
         """Stop the running turn (its tool calls are answered), send what is left, release
-        the session; a session nothing was said in is not kept."""
+        the session; a session nothing was said in is not kept (unless it is about to be
+        opened again)."""
         if self._work is not None:
             self._work.cancel()
             await asyncio.wait([self._work])
@@ -441,7 +442,7 @@ class LiveSession:
         try:
             await self.session.pipeline.close()
             store = self.runtime.store
-            if store is not None and not self.session.messages:
+            if discard_empty and store is not None and not self.session.messages:
                 store.delete(self.id)
             else:
                 self.session.release()

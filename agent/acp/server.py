@@ -314,7 +314,7 @@ class GoslingAcpAgent:
         try:
             if current is not None:
                 self.sessions.pop(session_id, None)
-                await current.close()
+                await current.close(discard_empty=False)
             opened = await open_runtime(self, working_dir, servers)
             try:
                 session = opened.runtime.agent.resume_session(session_id)
