@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
 from typing import IO, Any, Literal
 
+from gosling.agent.cli.errors import error_line
+from gosling.agent.cli.result_json import Denial, RunOutcome, result_object
+from gosling.agent.cli.tool_summary import summary
 from gosling.agent.events import (
     CompactionFinished,
     CompactionStarted,
@@ -35,42 +39,10 @@ OutputFormat = Literal["text", "json", "stream-json"]
 ERROR_STOP_REASONS = frozenset({"error", "context_exceeded"})
 
 
-@dataclass(frozen=True)
-class RunInfo:
-    """What the result reports beside the turn itself."""
-
-    provider: str | None = None
-    model: str | None = None
-    duration_ms: int = 0
-    total_cost_usd: float | None = None
-    """None when the model's price is unknown."""
-    sandbox: str | None = None
-    """Where tool processes ran: off, read-only or workspace-write."""
-
-
-def result_payload(
-    session_id: str | None, finished: TurnFinished, info: RunInfo | None = None
-) -> dict[str, Any]:
-    info = info or RunInfo()
-    return {
-        "session_id": session_id,
-        "provider": info.provider,
-        "model": info.model,
-        "final_text": finished.final_text,
-        "stop_reason": finished.stop_reason,
-        "is_error": finished.stop_reason in ERROR_STOP_REASONS,
-        "turns": finished.turns,
-        "num_turns": finished.turns,
-        "duration_ms": info.duration_ms,
-        "usage": finished.usage.model_dump(mode="json"),
-        "total_cost_usd": info.total_cost_usd,
-        "permission_denied": finished.permission_denied,
-        "error": finished.error,
-        "sandbox": info.sandbox,
-    }
-
-
 class HeadlessRenderer:
+    """Writes one run's output. `before_write` runs before every stderr line (the spinner
+    clears its line there), so progress never lands after a spinner frame."""
+
     def __init__(
         self,
         output_format: OutputFormat,
@@ -78,18 +50,27 @@ class HeadlessRenderer:
         stdout: IO[str] | None = None,
         stderr: IO[str] | None = None,
         quiet: bool = False,
+        before_write: Callable[[], None] | None = None,
     ) -> None:
         self.format = output_format
         self.out = stdout or sys.stdout
         self.err = stderr or sys.stderr
         self.quiet = quiet
+        self.before_write = before_write
         self._pending_text = ""
+        self.denials: list[Denial] = []
+        """Tool calls refused in this run (the result's `permission_denials`)."""
+        self.api_ms = 0.0
+        """Time spent waiting on model calls (the result's `duration_api_ms`)."""
+        self._call_started: float | None = None
 
     def start(self, info: dict[str, Any]) -> None:
+        self._call_started = time.monotonic()
         if self.format == "stream-json":
             self._emit({"v": 1, "type": "init", **info})
 
     def event(self, event: Event) -> None:
+        self._track(event)
         if self.format == "stream-json":
             if not isinstance(event, TurnFinished):
                 self._emit(event.to_json())
@@ -97,23 +78,45 @@ class HeadlessRenderer:
         if self.format == "text" and not self.quiet:
             self._progress(event)
 
-    def finish(
-        self, session_id: str | None, finished: TurnFinished, info: RunInfo | None = None
-    ) -> None:
-        payload = result_payload(session_id, finished, info)
+    def _track(self, event: Event) -> None:
+        if isinstance(event, PermissionRequest) and event.granted is False:
+            self.denials.append(Denial(event.name, event.id, dict(event.arguments)))
+        elif isinstance(event, MessageAdded):
+            now = time.monotonic()
+            if event.message.role == "assistant":
+                if self._call_started is not None:
+                    self.api_ms += (now - self._call_started) * 1000
+                self._call_started = None
+            else:
+                self._call_started = now
+
+    def finish(self, outcome: RunOutcome) -> None:
+        """The end of the run: the result object (json, stream-json) or the answer (text).
+        Every run ends here, a failed start included, so scripts always get one object."""
+        payload = result_object(outcome)
         if self.format == "stream-json":
-            self._emit({"v": 1, "type": "result", **payload})
+            self._emit({"v": 1, **payload})
         elif self.format == "json":
-            self.out.write(redact_json(json.dumps(payload)) + "\n")
+            self.out.write(redact_json(json.dumps(payload, default=str)) + "\n")
         else:
-            if finished.error and not self.quiet:
-                self.note(f"error: {finished.error}")
-            if finished.final_text:
-                self.out.write(redact(finished.final_text.rstrip("\n")) + "\n")
+            if outcome.error and not self.quiet:
+                self.note(f"error: {outcome.error}")
+            if outcome.final_text:
+                self.out.write(redact(outcome.final_text.rstrip("\n")) + "\n")
         self.out.flush()
+
+    def fail(self, outcome: RunOutcome) -> None:
+        """A run that could not start (a config error, no provider, a bad working dir): the
+        error on stderr in every format, then the result object in json and stream-json."""
+        if outcome.error:
+            self.note(error_line(outcome.error))
+        if self.format != "text":
+            self.finish(outcome)
 
     def note(self, line: str) -> None:
         """One line of progress or diagnostics on stderr."""
+        if self.before_write is not None:
+            self.before_write()
         self.err.write(redact(line.rstrip("\n")) + "\n")
         self.err.flush()
 
@@ -122,43 +125,33 @@ class HeadlessRenderer:
         self.out.flush()
 
     def _progress(self, event: Event) -> None:
-        err = _Redacted(self.err)
         if isinstance(event, TextDelta):
             self._pending_text += event.text
             return
+        line = self._progress_line(event)
+        if line is not None:
+            self.note(line)
+
+    def _progress_line(self, event: Event) -> str | None:
         if isinstance(event, MessageAdded) and event.message.role == "assistant":
             # Narration before tool calls is progress; the last reply is the answer (stdout).
-            if event.message.tool_requests and self._pending_text.strip():
-                err.write(self._pending_text.rstrip() + "\n")
-            self._pending_text = ""
+            text, self._pending_text = self._pending_text, ""
+            if event.message.tool_requests and text.strip():
+                return text.rstrip()
         elif isinstance(event, ToolCall):
             args = json.dumps(event.arguments)
-            err.write(f"● {event.name} {args[:200]}{'…' if len(args) > 200 else ''}\n")
+            return f"● {event.name} {args[:200]}{'…' if len(args) > 200 else ''}"
         elif isinstance(event, ToolResult):
-            lines = event.output.count("\n") + 1 if event.output else 0
             mark = "✗" if event.is_error else "✓"
-            err.write(f"  {mark} {event.name}: {lines} line(s)\n")
+            return f"  {mark} {event.name}: {summary(event.output, event.is_error)}"
         elif isinstance(event, PermissionRequest) and event.granted is False:
-            err.write(f"  ⊘ {event.name} needs approval: {event.reason}\n")
+            return f"  ⊘ {event.name} needs approval: {event.reason}"
         elif isinstance(event, CompactionStarted):
-            err.write(f"⋯ compacting ({event.trigger}, ~{event.tokens_before:,} tokens)\n")
+            return f"⋯ compacting ({event.trigger}, ~{event.tokens_before:,} tokens)"
         elif isinstance(event, CompactionFinished):
-            err.write(f"⋯ compacted to ~{event.tokens_after:,} tokens\n")
+            return f"⋯ compacted to ~{event.tokens_after:,} tokens"
         elif isinstance(event, HintsLoaded):
-            err.write(f"⋯ loaded hints from {', '.join(event.directories)}\n")
+            return f"⋯ loaded hints from {', '.join(event.directories)}"
         elif isinstance(event, Notice):
-            err.write(f"note: {event.text}\n")
-        err.flush()
-
-
-class _Redacted:
-    """Writes to a stream through the redactor."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
-
-    def write(self, text: str) -> None:
-        self.stream.write(redact(text))
-
-    def flush(self) -> None:
-        self.stream.flush()
+            return f"note: {event.text}"
+        return None

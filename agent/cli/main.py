@@ -66,11 +66,42 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 
 SESSION_ALIASES = frozenset({"list", "ls", "show", "rename", "rm", "export", "import"})
 """Words after `gosling session` that can only mean the `sessions` command."""
+COMMAND_ALIASES = {"exec": "run", "chat": "session", "resume": "session"}
+"""Other CLIs' command words (Codex's `exec`, goose's `session`/`chat`) that mean ours."""
+ROOT_OPTIONS = frozenset({"-h", "--help", "-v", "-V", "--version"})
+PRINT_FLAGS = frozenset({"-p", "--print"})
+
+
+def rewrite_anchor_spellings(args: list[str], known: set[str]) -> list[str]:
+    """Claude Code's top-level habits as gosling commands: `gosling -p "q"` is `run "q"`,
+    `gosling -c` / `gosling --model m` are `session ...`, and `gosling "fix the bug"` starts a
+    session with that first prompt. A word close to a command name stays a (mistyped)
+    command, so `gosling sesion` still gets "did you mean"."""
+    if not args:
+        return args
+    first = args[0]
+    if first in COMMAND_ALIASES:
+        return [COMMAND_ALIASES[first], *args[1:]]
+    if first in ("version", "help"):
+        return ["--version" if first == "version" else "--help"]
+    if first.startswith("-") and first not in ROOT_OPTIONS:
+        if any(arg in PRINT_FLAGS for arg in args):
+            return ["run", *(arg for arg in args if arg not in PRINT_FLAGS)]
+        return ["session", *args]
+    if first.startswith("-") or first in known:
+        return args
+    import difflib
+
+    looks_mistyped = " " not in first and difflib.get_close_matches(first, known, cutoff=0.6)
+    return args if looks_mistyped else ["session", *args]
 
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*COMMANDS, *super().list_commands(ctx)})
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, rewrite_anchor_spellings(args, set(COMMANDS)))
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
@@ -101,6 +132,7 @@ class LazyGroup(click.Group):
             from gosling.agent.cli.errors import format_error
 
             click.echo(format_error(exc), err=True)
+            _result_for_scripts(exc)
             sys.exit(exc.exit_code)
         except click.Abort:
             click.echo("error: aborted", err=True)
@@ -114,8 +146,34 @@ class LazyGroup(click.Group):
                 formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, invoke_without_command=True)
-@click.version_option(__version__, prog_name="gosling")
+def _result_for_scripts(exc: click.ClickException) -> None:
+    """A usage error of `gosling run --json` (or stream-json) still ends in one result
+    object on stdout, so a script reading it sees `is_error` instead of nothing."""
+    ctx = getattr(exc, "ctx", None)
+    argv = sys.argv[1:]
+    wants = "--json" in argv or any(
+        a in ("--output-format=json", "--output-format=stream-json")
+        or (a == "--output-format" and argv[i + 1 : i + 2] in (["json"], ["stream-json"]))
+        for i, a in enumerate(argv)
+    )
+    if not wants or (ctx is not None and ctx.info_name not in ("run", "exec")):
+        return
+    import json
+
+    from gosling.agent.cli.errors import format_error
+    from gosling.agent.cli.result_json import RunOutcome, result_object
+
+    message = format_error(exc).removeprefix("error: ").splitlines()[0]
+    outcome = RunOutcome("error", error=message, exit_code=exc.exit_code)
+    click.echo(json.dumps(result_object(outcome)))
+
+
+@click.group(
+    cls=LazyGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+@click.version_option(__version__, "-v", "-V", "--version", prog_name="gosling")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """gosling: an agent runtime with goose-grade context management.

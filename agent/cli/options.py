@@ -5,10 +5,11 @@ agent CLIs already type (`-c`, `-r [ID]`, `--append-system-prompt`, `--allowed-t
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -24,7 +25,7 @@ def model_options(function: F) -> F:
     """--provider, --model, --base-url, --context-limit, --with-extension, --working-dir."""
     options = [
         click.option("--provider", help="Provider name (anthropic, openai, ollama, ...)."),
-        click.option("--model", help="Model name."),
+        click.option("-m", "--model", help="Model name."),
         click.option("--base-url", help="Base URL of the provider's API (proxies, local servers)."),
         click.option(
             "--context-limit", type=click.IntRange(min=1), help="Context window in tokens."
@@ -37,7 +38,10 @@ def model_options(function: F) -> F:
             help="Add an MCP server: 'name:ENV=v command args' or a URL. Repeatable.",
         ),
         click.option(
+            "-C",
             "--working-dir",
+            "--cd",
+            "working_dir",
             type=click.Path(file_okay=False, path_type=Path),
             default=None,
             help="Work in this directory instead of the current one.",
@@ -74,11 +78,27 @@ def resume_options(function: F) -> F:
     return function
 
 
-def resume_request(continue_latest: bool, resume_id: str | None) -> str | None:
-    """None: a new session; "": the latest of the working dir; else that id."""
-    if continue_latest and resume_id:
-        raise click.UsageError("-c continues the latest session; drop it to resume an ID")
-    return "" if continue_latest else resume_id
+PICK_SESSION = "\0pick"
+"""`-r` without an ID: a picker on a terminal, the latest session of the directory if not."""
+_SESSION_ID = re.compile(r"\d{8}_\d+")
+
+
+def resume_request(
+    continue_latest: bool, resume_id: str | None
+) -> tuple[str | None, tuple[str, ...]]:
+    """Which session to continue (None: a new one; "": the latest of the working dir;
+    PICK_SESSION: ask; else that id) and the prompt words `-r` took by mistake: in
+    `gosling run -r "keep going"` the words are the prompt, not an ID."""
+    words: tuple[str, ...] = ()
+    if resume_id is not None and resume_id and not _SESSION_ID.fullmatch(resume_id.strip()):
+        words, resume_id = (resume_id,), ""
+    if resume_id == "":
+        resume_id = PICK_SESSION
+    if continue_latest and resume_id is not None:
+        if resume_id != PICK_SESSION:
+            raise click.UsageError("-c continues the latest session; drop it to resume an ID")
+        resume_id = None
+    return ("" if continue_latest else resume_id), words
 
 
 def agent_options(function: F) -> F:
@@ -200,3 +220,69 @@ def trust_option(function: F) -> F:
         "not trusted (`gosling trust` records trust for good).",
     )
     return option(function)
+
+
+PERMISSION_MODES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    "default": ("smart_approve", (), ()),
+    "acceptEdits": ("smart_approve", ("developer__edit", "developer__write"), ()),
+    "plan": ("smart_approve", (), ("developer__edit", "developer__write")),
+    "bypassPermissions": ("auto", (), ()),
+}
+"""Claude Code's `--permission-mode` values as (gosling mode, allow rules, deny rules)."""
+
+
+def familiar_flags(function: F) -> F:
+    """Claude Code's and Codex's permission flags, mapped onto `--mode` and tool rules:
+    `--permission-mode`, `--dangerously-skip-permissions` and `--full-auto` (both `auto`; the
+    sandbox stays as configured), and `--verbose` (accepted: progress is on stderr anyway)."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        claude_mode = kwargs.pop("permission_mode")
+        skip = kwargs.pop("dangerously_skip_permissions") or kwargs.pop("full_auto")
+        kwargs.pop("full_auto", None)
+        kwargs.pop("verbose")
+        mapped = _mapped_mode(claude_mode, skip)
+        if mapped is not None:
+            mode, allow, deny = mapped
+            if kwargs.get("mode") not in (None, mode):
+                raise click.UsageError(
+                    f"--mode {kwargs['mode']} and the permission flag mean different modes; "
+                    "give one"
+                )
+            kwargs["mode"] = mode
+            kwargs["allowed_tools"] = (*kwargs["allowed_tools"], *allow)
+            kwargs["disallowed_tools"] = (*kwargs["disallowed_tools"], *deny)
+        return function(*args, **kwargs)
+
+    options = [
+        click.option(
+            "--permission-mode",
+            type=click.Choice(sorted(PERMISSION_MODES)),
+            help="Claude Code's modes: default and acceptEdits (smart_approve, edits allowed), "
+            "plan (no edits), bypassPermissions (auto).",
+        ),
+        click.option(
+            "--dangerously-skip-permissions",
+            is_flag=True,
+            help="Same as --mode auto (the sandbox stays on).",
+        ),
+        click.option("--full-auto", is_flag=True, help="Same as --mode auto (Codex)."),
+        click.option("--verbose", is_flag=True, hidden=True),
+    ]
+    decorated: Any = wrapper
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]
+
+
+def _mapped_mode(
+    claude_mode: str | None, skip: bool
+) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
+    if claude_mode is not None and skip and claude_mode != "bypassPermissions":
+        raise click.UsageError(
+            f"--permission-mode {claude_mode} and --dangerously-skip-permissions disagree; give one"
+        )
+    if skip:
+        return PERMISSION_MODES["bypassPermissions"]
+    return None if claude_mode is None else PERMISSION_MODES[claude_mode]

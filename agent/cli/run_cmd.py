@@ -22,11 +22,13 @@ from gosling.agent.cli.errors import (
     EXIT_MAX_TURNS,
     EXIT_OK,
     EXIT_PERMISSION_DENIED,
-    EXIT_USAGE,
+    check_working_dir,
+    startup_exit_code,
 )
 from gosling.agent.cli.options import (
     MODES,
     agent_options,
+    familiar_flags,
     model_options,
     resume_options,
     resume_request,
@@ -34,6 +36,7 @@ from gosling.agent.cli.options import (
     sandbox_option,
     trust_option,
 )
+from gosling.agent.cli.session_names import session_name_from
 
 if TYPE_CHECKING:
     from gosling.agent.cli.headless import OutputFormat
@@ -45,13 +48,15 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def _read_prompt(words: tuple[str, ...], text: str | None, input_file: str | None) -> str:
+    from gosling.agent.cli.piped_input import stdin_has_content, with_piped_content
+
     given = [name for name, v in (("PROMPT", words), ("-t/-p", text), ("-i", input_file)) if v]
     if len(given) > 1:
         raise click.UsageError(f"give the prompt one way, not as {' and '.join(given)}")
-    if words:
-        prompt = " ".join(words)
-    elif text is not None:
-        prompt = text
+    if words or text is not None:
+        prompt = " ".join(words) if words else text or ""
+        if stdin_has_content(sys.stdin):
+            prompt = with_piped_content(prompt, sys.stdin.read())
     elif input_file is not None:
         if input_file == "-":
             prompt = sys.stdin.read()
@@ -70,15 +75,6 @@ def _read_prompt(words: tuple[str, ...], text: str | None, input_file: str | Non
     if not prompt.strip():
         raise click.UsageError("the prompt is empty")
     return prompt
-
-
-def session_name_from(prompt: str, width: int = 60) -> str:
-    """A session name from the first line of the prompt, cut at a word near `width`."""
-    line = next((ln.strip() for ln in prompt.splitlines() if ln.strip()), "")
-    if len(line) <= width:
-        return line
-    cut = line[:width].rsplit(" ", 1)[0] or line[:width]
-    return cut.rstrip(" ,.;:") + "…"
 
 
 @click.command("run")
@@ -113,6 +109,7 @@ def session_name_from(prompt: str, width: int = 60) -> str:
 @model_options
 @agent_options
 @sandbox_option
+@familiar_flags
 def run_command(
     prompt_words: tuple[str, ...],
     text: str | None,
@@ -144,7 +141,8 @@ def run_command(
     """Run one prompt headlessly and print the answer.
 
     The prompt comes from PROMPT, -t/-p TEXT, -i FILE or stdin."""
-    resume = resume_request(continue_latest, resume_id)
+    resume, taken_words = resume_request(continue_latest, resume_id)
+    prompt_words = (*taken_words, *prompt_words)
     if resume is not None and no_session:
         raise click.UsageError("resuming needs a stored session; drop --no-session")
     if as_json and output_format not in (None, "json"):
@@ -201,26 +199,32 @@ class RunRequest:
 
 
 async def _run(request: RunRequest) -> int:
-    from gosling.agent.cli.errors import error_line
-    from gosling.agent.cli.headless import HeadlessRenderer, RunInfo
-    from gosling.agent.cli.session_cmd import resume_target
+    from gosling.agent.cli.headless import HeadlessRenderer
+    from gosling.agent.cli.result_json import RunOutcome
+    from gosling.agent.cli.session_picker import resume_target
     from gosling.agent.cli.spinner import Spinner
-    from gosling.agent.config import ConfigError
-    from gosling.agent.provider_choice import NoProviderFound, model_prices
+    from gosling.agent.provider_choice import model_prices
     from gosling.agent.runtime import build_runtime
-    from gosling.agent.tools.extension_config import ExtensionConfigError
-    from gosling.providers import ProviderError
-    from gosling.providers.errors import MissingApiKey, ProviderConfigError
     from gosling.providers.pricing import cost_usd
     from gosling.sessions import SessionStoreError
 
     started = time.monotonic()
-    renderer = HeadlessRenderer(request.output_format, quiet=request.quiet)
+    spinner = Spinner(sys.stderr)
+    renderer = HeadlessRenderer(
+        request.output_format, quiet=request.quiet, before_write=spinner.stop
+    )
+
+    def failed(message: str, code: int, **known: Any) -> int:
+        elapsed = round((time.monotonic() - started) * 1000)
+        outcome = RunOutcome("error", error=message, exit_code=code, duration_ms=elapsed, **known)
+        renderer.fail(outcome)
+        return code
 
     def extension_event(event: Any) -> None:
         renderer.note(f"extension {event.extension}: {event.message}")
 
     try:
+        check_working_dir(request.working_dir)
         runtime = await build_runtime(
             flags=request.flags,
             working_dir=request.working_dir,
@@ -231,22 +235,16 @@ async def _run(request: RunRequest) -> int:
             trust_project=request.trust_project,
             on_warning=None if request.quiet else lambda line: renderer.note(f"warning: {line}"),
         )
-    except (
-        ConfigError,
-        ValueError,
-        ProviderConfigError,
-        MissingApiKey,
-        NoProviderFound,
-        ExtensionConfigError,
-    ) as exc:
-        renderer.note(error_line(str(exc)))
-        return EXIT_USAGE
-    except (ProviderError, SessionStoreError) as exc:
-        renderer.note(error_line(str(exc)))
-        return EXIT_ERROR
+    except Exception as exc:
+        code = startup_exit_code(exc)
+        if code is None:
+            raise
+        return failed(str(exc), code)
     if runtime.sandbox.warning:
-        renderer.err.write(f"warning: {runtime.sandbox.warning}\n")
+        renderer.note(f"warning: {runtime.sandbox.warning}")
     agent = runtime.agent
+    model = runtime.provider.model_config.model
+    known = {"provider": runtime.provider.name, "model": model, "sandbox": runtime.sandbox.used}
     try:
         try:
             if request.resume is None:
@@ -257,37 +255,55 @@ async def _run(request: RunRequest) -> int:
                 target = resume_target(runtime.store, working_dir, request.resume)
                 session = agent.resume_session(target)
         except (SessionStoreError, LookupError) as exc:
-            renderer.note(error_line(str(exc).strip("'\"")))
-            return EXIT_ERROR
+            return failed(str(exc).strip("'\""), EXIT_ERROR, **known)
         renderer.start(
             {
                 "session_id": session.id,
                 "provider": runtime.provider.name,
-                "model": runtime.provider.model_config.model,
+                "model": model,
                 "tools": [spec.name for spec in runtime.tools.specs()],
                 "mode": runtime.settings.mode,
                 "sandbox": runtime.sandbox.used,
             }
         )
-        finished = await _drive(
-            agent.reply(session, request.prompt), renderer, Spinner(renderer.err)
-        )
+        finished = await _drive(agent.reply(session, request.prompt), renderer, spinner)
         session.release()
+        session_id = session.id
+        if request.resume is None and _nothing_to_resume(runtime.store, session_id, finished):
+            assert runtime.store is not None and session_id is not None
+            runtime.store.delete(session_id)
+            session_id = None
     finally:
         await runtime.aclose()
-    model = runtime.provider.model_config.model
-    info = RunInfo(
-        provider=runtime.provider.name,
-        model=model,
+    code = _exit_code(finished)
+    outcome = RunOutcome(
+        finished.stop_reason,
+        final_text=finished.final_text,
+        session_id=session_id,
+        num_turns=finished.turns,
+        usage=finished.usage,
+        error=finished.error,
+        denials=tuple(renderer.denials),
         duration_ms=round((time.monotonic() - started) * 1000),
+        duration_api_ms=round(renderer.api_ms),
         total_cost_usd=cost_usd(model, finished.usage, model_prices(runtime.settings)),
-        sandbox=runtime.sandbox.used,
+        exit_code=code,
+        **known,
     )
-    renderer.finish(session.id, finished, info)
+    renderer.finish(outcome)
     if request.last_message_file is not None:
         _write_last_message(request.last_message_file, finished.final_text)
-    _say_how_to_continue(session.id, finished, renderer.err)
-    return _exit_code(finished)
+    _say_how_to_continue(session_id, finished, renderer.err)
+    return code
+
+
+def _nothing_to_resume(store: Any, session_id: str | None, finished: Any) -> bool:
+    """A new session whose first turn failed before any reply holds only the prompt: it is
+    removed, so failed one-off runs do not fill `gosling sessions list`."""
+    if store is None or session_id is None or finished.stop_reason != "error":
+        return False
+    messages = store.load_messages(session_id)
+    return not any(message.role == "assistant" for message in messages)
 
 
 def _write_last_message(path: Path, text: str) -> None:
@@ -319,7 +335,7 @@ def _say_how_to_continue(session_id: str | None, finished: Any, err: Any) -> Non
 
 async def _drive(events: Any, renderer: Any, spinner: Any) -> Any:
     """Consume the reply, cancelling it cleanly on SIGINT/SIGTERM."""
-    from gosling.agent.events import MessageAdded, TextDelta, TurnFinished
+    from gosling.agent.events import MessageAdded, TextDelta, ToolCall, TurnFinished
 
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
@@ -332,11 +348,13 @@ async def _drive(events: Any, renderer: Any, spinner: Any) -> Any:
         async for event in events:
             if isinstance(event, TextDelta):
                 spinner.stop()
-            elif isinstance(event, MessageAdded):
-                spinner.start()
             if isinstance(event, TurnFinished):
                 finished = event
             renderer.event(event)
+            if isinstance(event, MessageAdded):
+                spinner.start("working")
+            elif isinstance(event, ToolCall):
+                spinner.start(f"running {event.name}")
     finally:
         spinner.stop()
         for sig in STOP_SIGNALS:

@@ -15,10 +15,18 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gosling.agent.cli.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE
+from gosling.agent.cli.errors import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    check_working_dir,
+    error_line,
+    startup_exit_code,
+)
 from gosling.agent.cli.options import (
     MODES,
     agent_options,
+    familiar_flags,
     model_options,
     resume_options,
     resume_request,
@@ -32,7 +40,6 @@ if TYPE_CHECKING:
     from gosling.agent.cli.interactive.terminal import Terminal
     from gosling.agent.runtime import RunExtras
     from gosling.providers import Provider
-    from gosling.sessions import SqliteSessionStore
 
 
 @dataclass(frozen=True)
@@ -47,9 +54,12 @@ class SessionOptions:
     extras: RunExtras | None = None
     trust_project: bool = False
     """Apply the project config as trusted without asking (`--trust-project`)."""
+    first_prompt: str = ""
+    """Sent as soon as the session is open (`gosling "fix the bug"`, as `claude "..."`)."""
 
 
 @click.command("session")
+@click.argument("prompt_words", nargs=-1, metavar="[PROMPT]...")
 @resume_options
 @click.option("-n", "--name", default="", help="Name of the new session.")
 @click.option(
@@ -61,7 +71,9 @@ class SessionOptions:
 @model_options
 @agent_options
 @sandbox_option
+@familiar_flags
 def session_command(
+    prompt_words: tuple[str, ...],
     continue_latest: bool,
     resume_id: str | None,
     name: str,
@@ -80,14 +92,16 @@ def session_command(
     mcp_configs: tuple[Path, ...],
     sandbox: str | None,
 ) -> None:
-    """Chat with the agent interactively."""
-    resume = resume_request(continue_latest, resume_id)
+    """Chat with the agent interactively; a PROMPT given is sent first."""
+    resume, taken_words = resume_request(continue_latest, resume_id)
+    prompt_words = (*taken_words, *prompt_words)
     if resume is not None and name:
         raise click.UsageError("--name names a new session; drop it when resuming")
     if not sys.stdin.isatty():
         raise click.UsageError(
-            "gosling session needs a terminal; for scripts use `gosling run -t TEXT` "
-            "(or pipe the prompt into it)"
+            'gosling session needs a terminal; for scripts use `gosling -p "TEXT"` (the same '
+            'as `gosling run "TEXT"`), or pipe the prompt into it'
+
         )
     options = SessionOptions(
         flags={
@@ -106,6 +120,7 @@ def session_command(
             append_system_prompt, instructions_file, allowed_tools, disallowed_tools, mcp_configs
         ),
         trust_project=trust_project,
+        first_prompt=" ".join(prompt_words),
     )
     from gosling.agent.cli.logs import setup_logging
 
@@ -130,19 +145,6 @@ async def _ask_trust(options: SessionOptions, terminal: Terminal, renderer: Rend
     )
 
 
-def resume_target(store: SqliteSessionStore, working_dir: Path, requested: str) -> str:
-    """The id to resume: `requested`, or the latest session of `working_dir` when empty."""
-    if requested:
-        return requested
-    for record in store.list_sessions():
-        if record.working_dir == working_dir:
-            return record.id
-    raise LookupError(
-        f"no session to resume in {working_dir}; `gosling sessions list` shows them all, "
-        "and `gosling session --resume ID` continues one"
-    )
-
-
 async def run_session(
     options: SessionOptions,
     terminal: Terminal | None = None,
@@ -154,14 +156,19 @@ async def run_session(
     from gosling.agent.cli.interactive.app import InteractiveSession
     from gosling.agent.cli.interactive.render import Renderer
     from gosling.agent.cli.interactive.terminal import Terminal
+    from gosling.agent.cli.session_picker import resume_target
     from gosling.agent.config import ConfigError
     from gosling.agent.runtime import build_runtime
     from gosling.prompts.locations import user_dirs
-    from gosling.providers import ProviderError
     from gosling.sessions import SessionStoreError
 
     terminal = terminal or Terminal.from_environment()
     early = Renderer(terminal)
+    try:
+        check_working_dir(options.working_dir)
+    except ConfigError as exc:
+        early.error(str(exc))
+        return EXIT_USAGE
     trust_project = options.trust_project or await _ask_trust(options, terminal, early)
     try:
         runtime = await build_runtime(
@@ -173,12 +180,12 @@ async def run_session(
             extras=options.extras,
             trust_project=trust_project,
         )
-    except (ConfigError, ValueError) as exc:
-        early.error(str(exc))
-        return EXIT_USAGE
-    except (ProviderError, SessionStoreError) as exc:
-        early.error(str(exc))
-        return EXIT_ERROR
+    except Exception as exc:
+        code = startup_exit_code(exc)
+        if code is None:
+            raise
+        early.error(error_line(str(exc)).removeprefix("error: "))
+        return code
     if runtime.sandbox.warning:
         early.info(runtime.sandbox.warning)
     try:
@@ -197,7 +204,7 @@ async def run_session(
         except (LookupError, SessionStoreError) as exc:
             early.error(str(exc))
             return EXIT_ERROR
-        return await _until_hangup(app.run())
+        return await _until_hangup(app.run(first_prompt=options.first_prompt))
     finally:
         await runtime.aclose()
 

@@ -21,11 +21,15 @@ class Spinner:
         )
         self._task: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
+    def start(self, label: str | None = None) -> None:
+        """Spin (again) with `label`; a spinner already running only takes the new label."""
+        if label is not None:
+            self.label = label
         if self.enabled and self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._spin())
 
     def stop(self) -> None:
+        """Stop and clear the line, so whatever is written next starts at column 0."""
         if self._task is not None:
             self._task.cancel()
             self._task = None

@@ -85,7 +85,7 @@ def test_json_result_carries_what_scripts_need(repo: Path, server: FakeLLMServer
     assert payload["provider"] == "anthropic" and payload["model"] == "claude-sonnet-4-6"
     assert payload["num_turns"] == 1 and payload["is_error"] is False
     assert isinstance(payload["duration_ms"], int) and payload["duration_ms"] > 0
-    assert payload["usage"]["cache_read_tokens"] == 4_000
+    assert payload["usage"]["cache_read_input_tokens"] == 4_000
     # Sonnet 4.6: $3/M input, $0.30/M cache reads, $15/M output
     expected = (6_000 * 3.0 + 4_000 * 0.3 + 1_000 * 15.0) / 1_000_000
     assert payload["total_cost_usd"] == pytest.approx(expected)

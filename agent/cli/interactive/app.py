@@ -171,6 +171,15 @@ class InteractiveSession:
                 )
             self._session = None
 
+    def _name_from(self, prompt: str) -> None:
+        from gosling.agent.cli.session_names import session_name_from
+
+        store, session_id = self.runtime.store, self.session.id
+        if store is None or session_id is None:
+            return
+        if not store.get(session_id).name:
+            store.rename(session_id, session_name_from(prompt), by_user=False)
+
     def _discard_if_empty(self, session: AgentSession) -> bool:
         store = self.runtime.store
         if session.messages or store is None or session.id is None:
@@ -255,8 +264,9 @@ class InteractiveSession:
 
     # -- the loop -------------------------------------------------------------------------------
 
-    async def run(self) -> int:
-        """Read and answer until /exit or Ctrl-D. Returns the exit code."""
+    async def run(self, first_prompt: str = "") -> int:
+        """Send `first_prompt` if given, then read and answer until /exit or Ctrl-D.
+        Returns the exit code."""
         _warm_up(self.agent.provider.name)
         self._prompt = make_prompt_session(
             self.terminal,
@@ -267,6 +277,10 @@ class InteractiveSession:
         )
         loop = asyncio.get_running_loop()
         try:
+            if first_prompt.strip():
+                self.renderer.user_text(first_prompt)
+                await self.send(first_prompt.strip())
+                self.renderer.line()
             while True:
                 try:
                     text = await self._prompt.prompt_async()
@@ -301,8 +315,11 @@ class InteractiveSession:
             self._running.cancel()
 
     async def send(self, text: str) -> None:
-        """One turn: the user's `text` in, the reply rendered as it streams."""
+        """One turn: the user's `text` in, the reply rendered as it streams. The first
+        prompt of a session nobody named names it, as in `gosling run`."""
         session = self.session
+        if not session.messages:
+            self._name_from(text)
 
         async def consume() -> None:
             async for event in self.agent.reply(session, text):
