@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from gosling.agent.config import Settings
 from gosling.providers import Provider, ProviderError
 from gosling.providers.deadlines import CallDeadlines
+from gosling.providers.errors import ProviderConfigError
 from gosling.providers.factory import (
     PROVIDERS,
     compat_base_url,
@@ -117,6 +118,10 @@ def choose_provider(
     name = settings.provider
     model = settings.model
     if name is None:
+        name = _vendor_of_model(model, environ)
+    elif (mismatch := _other_vendors_model(name, model)) is not None:
+        raise ProviderConfigError(mismatch)
+    if name is None:
         if environ.get("ANTHROPIC_API_KEY"):
             name = "anthropic"
         elif environ.get("OPENAI_API_KEY"):
@@ -148,6 +153,52 @@ def choose_provider(
         env=environ,
         deadlines=CallDeadlines(settings.request_timeout, settings.first_byte_timeout),
     )
+
+
+_VENDOR_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+
+
+def _vendor_of_model(model: str | None, environ: Mapping[str, str]) -> str | None:
+    """With no provider named, a first-party model name picks its own vendor (`--model
+    gpt-5` goes to OpenAI even when an Anthropic key is set too). None: decide as before."""
+    from gosling.providers.model_family import model_vendor
+
+    vendor = model_vendor(model)
+    if vendor is None:
+        return None
+    if environ.get(_VENDOR_KEYS[vendor]):
+        return vendor
+    if any(environ.get(key) for key in _VENDOR_KEYS.values()):
+        raise ProviderConfigError(
+            f"{model} is {'an OpenAI' if vendor == 'openai' else 'an Anthropic'} model but "
+            f"{_VENDOR_KEYS[vendor]} is not set; set it, or pass --provider NAME for a proxy "
+            "or compatible server that serves it"
+        )
+    return None
+
+
+def model_mismatch_for(
+    provider: str | None, model: str | None, environ: Mapping[str, str]
+) -> str | None:
+    """Why `model` cannot go to `provider` (or, with no provider named, to the vendor the
+    keys would pick), or None; `choose_provider` raises the same sentence."""
+    try:
+        if provider is None:
+            _vendor_of_model(model, environ)
+            return None
+    except ProviderConfigError as exc:
+        return str(exc)
+    return _other_vendors_model(provider, model)
+
+
+def _other_vendors_model(provider: str, model: str | None) -> str | None:
+    """Why `model` belongs to the other first-party vendor than `provider`, or None. Names
+    no vendor claims (local models, `test-model`) pass: only a sure mismatch is refused."""
+    from gosling.providers.model_family import model_mismatch, model_vendor
+
+    if model is None or model_vendor(model) is None:
+        return None
+    return model_mismatch(provider, model)
 
 
 def _server_window(
@@ -216,8 +267,27 @@ def describe_effective(
     provider_why = describe_choice(settings, provider, env)
     if settings.provider is not None and "provider" in where:
         provider_why += f" ({where['provider']})"
-    return [
+    rows = [
         ("provider", provider.name, provider_why),
         ("model", config.model, model_why),
         ("context window", f"{config.context_limit:,} tokens", window_why),
     ]
+    base_url = getattr(provider, "base_url", None)
+    if isinstance(base_url, str):
+        rows.insert(2, ("base URL", base_url, _base_url_why(settings, provider.name, env, where)))
+    return rows
+
+
+def _base_url_why(
+    settings: Settings, provider: str, env: Mapping[str, str], where: Mapping[str, str]
+) -> str:
+    from gosling.providers.factory import PROFILES, PROVIDERS
+
+    if settings.base_url is not None:
+        return f"the base_url setting ({where.get('base_url', 'config')})"
+    info = PROVIDERS.get(provider)
+    profile = PROFILES.get(provider)
+    variable = (info.base_url_env if info else None) or (profile.base_url_env if profile else None)
+    if variable and env.get(variable):
+        return f"${variable}"
+    return f"{provider}'s default"

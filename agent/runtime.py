@@ -202,8 +202,13 @@ def _project_mcp_servers(
     store = TrustStore(dirs.state / TRUST_FILE)
     if trust_project or store.is_trusted(root, project_files(root)):
         return load_mcp_json(path)
+    why = (
+        f"{path} changed since you trusted this folder"
+        if store.was_trusted(root)
+        else f"untrusted {path}"
+    )
     warning = (
-        f"ignored the MCP servers of untrusted {path}; to start them run: "
+        f"ignored the MCP servers of {why}; to start them run: "
         f"gosling trust {shlex.quote(str(root))}"
     )
     logging.getLogger(__name__).info("%s", warning)

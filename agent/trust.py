@@ -101,6 +101,10 @@ class TrustStore:
             digest is not None and recorded.get(rel) == digest for rel, digest in current.items()
         )
 
+    def was_trusted(self, project_dir: Path) -> bool:
+        """Whether the user trusted `project_dir` once (its files may have changed since)."""
+        return isinstance(self._load().get(_key(project_dir.resolve())), dict)
+
     def trust(self, project_dir: Path, files: Iterable[Path]) -> TrustedProject:
         """Record the current content of `files` as trusted for `project_dir`."""
         root = project_dir.resolve()

@@ -138,6 +138,11 @@ def _start_forkserver_early(tasks_file: Path, provider: str | None) -> None:
     type=click.FloatRange(min=0, min_open=True),
     help="Default seconds per task.",
 )
+@click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="Run again the tasks whose result in OUT_DIR failed; keep the ones that succeeded.",
+)
 def batch_command(
     tasks_file: Path,
     out_dir: Path,
@@ -153,12 +158,14 @@ def batch_command(
     mode: str | None,
     max_turns: int | None,
     timeout_s: float | None,
+    retry_failed: bool,
 ) -> None:
     """Run every task of TASKS.jsonl headlessly; results go to OUT_DIR/results.jsonl."""
     limits = _limits(concurrency)
     forward = _forwarded_env(ray_env)
     if ray_address is None:
         _start_forkserver_early(tasks_file, provider)
+    from gosling.batch.precheck import batch_problems
     from gosling.batch.progress import progress_for
     from gosling.batch.results import OutputDir
     from gosling.batch.scheduler import Backend, Scheduler
@@ -172,8 +179,18 @@ def batch_command(
             click.echo(f"error: {problem}", err=True)
         click.echo(f"error: no task was run; fix the line(s) above in {tasks_file}", err=True)
         sys.exit(EXIT_USAGE)
+    defaults = RunDefaults(provider, model, base_url, mode, max_turns, timeout_s)
+    problems = batch_problems(tasks, defaults)
+    if problems:
+        for problem in problems:
+            click.echo(f"error: {problem}", err=True)
+        click.echo("error: no task was run; fix the option(s) above", err=True)
+        sys.exit(EXIT_USAGE)
     out = OutputDir(out_dir)
     try:
+        if retry_failed:
+            again = out.forget_failed()
+            click.echo(f"gosling batch: running {len(again)} failed task(s) again", err=True)
         out.finished()
     except (OSError, ValueError) as exc:
         click.echo(f"error: {exc}", err=True)
@@ -198,7 +215,6 @@ def batch_command(
         except RayUnavailable as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(1)
-    defaults = RunDefaults(provider, model, base_url, mode, max_turns, timeout_s)
     scheduler = Scheduler(
         tasks,
         backend,

@@ -64,6 +64,22 @@ class OutputDir:
                 done[result["task_id"]] = result
         return done
 
+    def forget_failed(self) -> list[str]:
+        """Drop the result lines of failed tasks (exit code not 0), so the next run does
+        them again; the other lines stay as they were. Returns the ids dropped. The file is
+        replaced whole (written aside, then renamed), so a crash leaves one or the other."""
+        done = self.finished()
+        failed = [task_id for task_id, line in done.items() if line.get("exit_code") != 0]
+        if not failed:
+            return []
+        kept = [
+            json.dumps(line, default=str) for line in done.values() if line.get("exit_code") == 0
+        ]
+        aside = self.results_path.with_name(RESULTS + ".tmp")
+        aside.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+        os.replace(aside, self.results_path)
+        return failed
+
     def record(
         self, task_id: str, result: dict[str, Any], session_jsonl: str | None, log: str
     ) -> dict[str, Any]:

@@ -189,8 +189,8 @@ class Scheduler:
             return
         result = {
             "task_id": job.task.id,
-            "exit_code": outcome.exit_code,
             **outcome.result,
+            "exit_code": outcome.exit_code,
             "duration_ms": round((time.time() - started_at) * 1000),
             "started_at": datetime.fromtimestamp(started_at, UTC).isoformat(),
             "attempts": job.attempt,

@@ -211,11 +211,10 @@ def _flags(task: TaskSpec, defaults: RunDefaults) -> dict[str, Any]:
 
 
 def failure_payload(error: str, stop_reason: str = "error") -> dict[str, Any]:
-    from gosling.agent.cli.headless import result_payload
-    from gosling.agent.events import TurnFinished
-    from gosling.providers import Usage
+    """The result object of a task that failed outside the run (setup, timeout, a crash)."""
+    from gosling.agent.cli.result_json import RunOutcome, result_object
 
-    return result_payload(None, TurnFinished(stop_reason, 0, "", Usage(), error=error))  # type: ignore[arg-type]
+    return result_object(RunOutcome(stop_reason, error=error, exit_code=EXIT_ERROR))
 
 
 async def _headless(
@@ -244,6 +243,7 @@ async def _headless(
             name=f"batch {task.id}",
             extensions=task.extensions,
             working_dir=work,
+            origin="batch",
         )
     except asyncio.CancelledError:
         if not expired:

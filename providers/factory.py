@@ -134,6 +134,26 @@ def _require_key(info: ProviderInfo, given: str | None, env: Mapping[str, str]) 
     return key
 
 
+def check_provider(
+    name: str, base_url: str | None = None, env: Mapping[str, str] | None = None
+) -> str:
+    """What `create_provider` would refuse, without building anything or importing an SDK
+    (`gosling batch` checks its options before any task runs): the name, the key, the base
+    URL's shape. Returns the canonical name."""
+    from urllib.parse import urlparse
+
+    canonical = resolve_provider_name(name)
+    _require_key(PROVIDERS[canonical], None, os.environ if env is None else env)
+    if base_url is not None:
+        parsed = urlparse(base_url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise ProviderConfigError(
+                f"base URL {base_url!r} is not an http(s) URL; use e.g. http://localhost:8000/v1",
+                provider=canonical,
+            )
+    return canonical
+
+
 def create_provider(
     name: str,
     model: str | None = None,

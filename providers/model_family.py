@@ -41,3 +41,9 @@ def model_mismatch(provider: str, model: str) -> str | None:
     else:
         fix = f"for a local or compatible server start gosling with --provider NAME --model {model}"
     return f"{provider} serves {_FAMILY_NAMES[family]}, not {model!r}; {fix}"
+
+
+def model_vendor(model: str | None) -> str | None:
+    """ "anthropic" or "openai" when `model` is clearly one of that vendor's first-party
+    models (`claude-*`, `gpt-*`, `o3`), else None (local and compatible names)."""
+    return None if model is None else _family_of(model)

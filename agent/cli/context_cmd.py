@@ -133,6 +133,7 @@ def replay_command(
     FILE is any transcript `gosling sessions import` reads: Claude Code JSONL, mini-swe-agent
     .traj.json, OpenHands events or output.jsonl, OpenAI-chat JSON, a gosling export.
     """
+    from gosling.agent.cli.errors import ConfigProblem
     from gosling.agent.replay.results import REPLAY_STRATEGIES, ReplayOptions
     from gosling.agent.replay.run import ReplayError, replay_file
     from gosling.sessions import ImportFailed
@@ -155,7 +156,7 @@ def replay_command(
             replay_file(file, strategies, run=run_number, summarizer=provider, options=options)
         )
     except (ImportFailed, ReplayError) as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise ConfigProblem(str(exc)) from exc  # the file (or --run) is wrong: exit 2
     if plot is not None:
         write_plot(replays, plot, metric="cost" if plot_metric == "cost" else "tokens")
     if as_json:

@@ -5,10 +5,10 @@ Claude Code's fields keep its names and meanings: `type` ("result"), `subtype` (
 `error_max_turns`, `error_during_execution`), `is_error`, `result` (the final answer),
 `session_id`, `num_turns`, `duration_ms`, `duration_api_ms`, `total_cost_usd`, `usage`
 (`input_tokens` without the cached part, `output_tokens`, `cache_creation_input_tokens`,
-`cache_read_input_tokens`), `permission_denials` (`tool_name`, `tool_use_id`, `tool_input`)
-and, on an error, `errors` (messages). gosling's own fields use names Claude Code does not:
-`provider`, `model`, `stop_reason`, `sandbox`, `exit_code`. Other features add theirs beside
-these, never under a Claude Code name.
+`cache_read_input_tokens`) and `permission_denials` (`tool_name`, `tool_use_id`,
+`tool_input`). gosling's own fields use names Claude Code does not: `provider`, `model`,
+`stop_reason`, `error` (the message, or null), `sandbox`, `exit_code`. Other features add
+theirs beside these, never under a Claude Code name.
 """
 
 from __future__ import annotations
@@ -105,13 +105,12 @@ def result_object(outcome: RunOutcome) -> dict[str, Any]:
             for d in outcome.denials
         ],
     }
-    if outcome.error:
-        payload["errors"] = [outcome.error]
     payload.update(
         {
             "provider": outcome.provider,
             "model": outcome.model,
             "stop_reason": outcome.stop_reason,
+            "error": outcome.error,
             "sandbox": outcome.sandbox,
             "exit_code": outcome.exit_code,
         }

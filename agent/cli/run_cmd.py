@@ -36,7 +36,7 @@ from gosling.agent.cli.options import (
     sandbox_option,
     trust_option,
 )
-from gosling.agent.cli.session_names import session_name_from
+from gosling.agent.cli.session_names import ORIGIN_KEY, session_name_from
 
 if TYPE_CHECKING:
     from gosling.agent.cli.headless import OutputFormat
@@ -196,6 +196,9 @@ class RunRequest:
     extras: RunExtras
     trust_project: bool = False
     """Apply the project config as trusted for this run (`--trust-project`)."""
+    origin: str = ""
+    """What started the run when not a user at a prompt ("batch"): kept with the session
+    (`ORIGIN_KEY`), so `gosling sessions list` can leave such sessions out."""
 
 
 async def _run(request: RunRequest) -> int:
@@ -249,6 +252,8 @@ async def _run(request: RunRequest) -> int:
         try:
             if request.resume is None:
                 session = agent.new_session(request.name)
+                if request.origin:
+                    session.set_extension_data(ORIGIN_KEY, request.origin)
             else:
                 assert runtime.store is not None
                 working_dir = (request.working_dir or Path.cwd()).resolve()
@@ -382,6 +387,7 @@ async def run_json(
     name: str = "",
     extensions: tuple[str, ...] = (),
     working_dir: Path | None = None,
+    origin: str = "",
 ) -> int:
     """`gosling run --output-format json` in-process: the result object on stdout, errors on
     stderr, the exit code returned. `gosling batch` workers run every task through this."""
@@ -399,5 +405,6 @@ async def run_json(
         working_dir=working_dir,
         last_message_file=None,
         extras=RunExtras(),
+        origin=origin,
     )
     return await _run(request)

@@ -101,7 +101,6 @@ def session_command(
         raise click.UsageError(
             'gosling session needs a terminal; for scripts use `gosling -p "TEXT"` (the same '
             'as `gosling run "TEXT"`), or pipe the prompt into it'
-
         )
     options = SessionOptions(
         flags={

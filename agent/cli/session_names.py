@@ -1,6 +1,11 @@
-"""The name a session gets from its first prompt, in `run`, `session` and `batch` alike."""
+"""The name a session gets from its first prompt, in `run`, `session` and `batch` alike,
+and the tag of sessions no user typed into."""
 
 from __future__ import annotations
+
+ORIGIN_KEY = "gosling.origin"
+"""Extension data key naming what started a session that no user typed into ("batch");
+`gosling sessions list` leaves those out unless asked (`--all`)."""
 
 
 def session_name_from(prompt: str, width: int = 60) -> str:

@@ -119,27 +119,48 @@ def sessions_group() -> None:
 @sessions_group.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array for scripts.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most N.")
-def list_sessions(as_json: bool, limit: int | None) -> None:
-    """Sessions, most recently used first."""
+@click.option("--all", "show_all", is_flag=True, help="Include sessions `gosling batch` made.")
+def list_sessions(as_json: bool, limit: int | None, show_all: bool) -> None:
+    """Sessions, most recently used first (batch tasks' sessions with --all)."""
+    from gosling.agent.cli.session_names import ORIGIN_KEY
+
     with _store() as store:
-        found = store.list_sessions(limit=limit)
+        found = store.list_sessions()
+        origins = {s.id: store.get_extension_data(s.id).get(ORIGIN_KEY) for s in found}
+    hidden = 0 if show_all else sum(1 for s in found if origins[s.id])
+    found = [s for s in found if show_all or not origins[s.id]][:limit]
     if as_json:
-        click.echo(json.dumps([_as_json(s) for s in found], indent=2))
+        click.echo(json.dumps([{**_as_json(s), "origin": origins[s.id]} for s in found], indent=2))
         return
     if not found:
         click.echo("No sessions yet. Start one with `gosling session`.")
-        return
+    else:
+        _print_table(found)
+    if hidden:
+        click.echo(f"({hidden} batch session(s) not shown; `gosling sessions list --all`)")
+
+
+FIXED_COLUMNS = 52
+"""Width of the ID, Updated, Msgs, Context and Tokens columns and the gaps between columns."""
+
+
+def _print_table(found: list[Session]) -> None:
+    """One line per session at any terminal width: the name is cut with an ellipsis and the
+    directory keeps its end (`…/src/app`), never wrapping mid-path."""
     from rich.console import Console
     from rich.table import Table
 
+    console = Console()
+    room = max(console.width - FIXED_COLUMNS, 24)
+    dir_width = max(room // 2, 12)
     table = Table(box=None, pad_edge=False)
     table.add_column("ID", no_wrap=True)
     table.add_column("Updated", no_wrap=True)
     table.add_column("Msgs", justify="right", no_wrap=True)
     table.add_column("Context", justify="right", no_wrap=True)
     table.add_column("Tokens", justify="right", no_wrap=True)
-    table.add_column("Name", ratio=1)
-    table.add_column("Directory", ratio=1, overflow="fold")
+    table.add_column("Name", ratio=1, no_wrap=True, overflow="ellipsis")
+    table.add_column("Directory", no_wrap=True, max_width=dir_width)
     for s in found:
         table.add_row(
             s.id,
@@ -148,9 +169,13 @@ def list_sessions(as_json: bool, limit: int | None) -> None:
             _compact(s.tokens.context_tokens),
             _compact(s.tokens.total_tokens),
             s.name or "(unnamed)",
-            _home(s.working_dir),
+            _left_cut(_home(s.working_dir), dir_width),
         )
-    Console().print(table)
+    console.print(table)
+
+
+def _left_cut(text: str, width: int) -> str:
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
 @sessions_group.command("show")
@@ -181,6 +206,13 @@ def remove(session_id: str, yes: bool) -> None:
     """Delete a session and all its messages."""
     with _store() as store:
         session = store.get(session_id)
+        if not yes and not sys.stdin.isatty():
+            from gosling.agent.cli.errors import ConfigProblem
+
+            raise ConfigProblem(
+                f"no terminal to confirm deleting {session.id}; pass -y to delete it "
+                f"(gosling sessions rm -y {session.id})"
+            )
         if not yes:
             label = f"{session.name!r}, " if session.name else ""
             click.confirm(
