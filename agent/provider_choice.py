@@ -281,7 +281,8 @@ def describe_effective(
 def _base_url_why(
     settings: Settings, provider: str, env: Mapping[str, str], where: Mapping[str, str]
 ) -> str:
-    from gosling.providers.factory import PROFILES, PROVIDERS
+    from gosling.providers.factory import PROVIDERS
+    from gosling.providers.openai_compatible import PROFILES
 
     if settings.base_url is not None:
         return f"the base_url setting ({where.get('base_url', 'config')})"
