@@ -118,8 +118,9 @@ class Settings(BaseModel):
     models: dict[str, ModelOverride] = Field(default_factory=dict)
     """Per-model limits, e.g. `[models."qwen3:32b"] context_limit = 32768`."""
 
-    auto_compact_threshold: float = 0.8
-    """Compact when the context passes this fraction of the window; <= 0 or >= 1 disables."""
+    auto_compact_threshold: float = Field(default=0.8, ge=0, le=1)
+    """Compact when the context passes this fraction of the window (0 to 1); 0 or 1
+    turns automatic compaction off."""
     context_strategy: ContextStrategy = "hybrid"
     """summarize: compaction + model summaries of old tool calls (goose-like); mask: replace
     old tool outputs by placeholders; hybrid: mask first, compaction as the backstop."""
@@ -286,11 +287,12 @@ def _env_layer(environ: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
         raw = environ.get(var)
         if raw is None or raw == "":
             continue
-        layer[name] = (_parse_env_value(name, raw, var), f"env {var}")
+        layer[name] = (parse_text_value(name, raw, var), f"env {var}")
     return layer
 
 
-def _parse_env_value(name: str, raw: str, var: str) -> Any:
+def parse_text_value(name: str, raw: str, var: str) -> Any:
+    """A setting given as text (an environment variable, `config set`) as its own type."""
     annotation = str(Settings.model_fields[name].annotation)
     structured = annotation.startswith(("list", "dict")) or "list[" in annotation
     if raw.lstrip().startswith(("[", "{")):
@@ -352,14 +354,49 @@ def load_settings(
             raise ConfigError(f"unknown setting {key!r} given as a flag")
         values[key], sources[key] = value, f"flag --{key.replace('_', '-')}"
 
+    settings = validate_settings(values, sources)
+    return LoadedSettings(settings, sources, tuple(files), project)
+
+
+_BOUNDS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
+
+
+def allowed_range(key: str) -> str | None:
+    """`between 0 and 1`, `>= 1`, ... from the field's constraints, or None."""
+    bounds = {
+        name: getattr(item, name)
+        for item in Settings.model_fields[key].metadata
+        for name in _BOUNDS
+        if getattr(item, name, None) is not None
+    }
+    low = bounds.get("ge", bounds.get("gt"))
+    high = bounds.get("le", bounds.get("lt"))
+    if "ge" in bounds and "le" in bounds:
+        return f"between {low:g} and {high:g}"
+    return " and ".join(f"{_BOUNDS[name]} {value:g}" for name, value in bounds.items()) or None
+
+
+def validate_settings(values: Mapping[str, Any], sources: Mapping[str, str]) -> Settings:
+    """`Settings` from raw values, or a ConfigError naming the source, the key and, for a
+    number out of range, the range (`auto_compact_threshold = 5` is refused, not taken as
+    "off")."""
     try:
-        settings = Settings.model_validate(values)
+        return Settings.model_validate(values)
     except ValidationError as exc:
         first = exc.errors()[0]
         key = str(first["loc"][0]) if first["loc"] else "?"
         where = sources.get(key, "?")
+        limits = allowed_range(key) if key in Settings.model_fields else None
+        if limits is not None and first["type"] in (
+            "greater_than",
+            "greater_than_equal",
+            "less_than",
+            "less_than_equal",
+        ):
+            raise ConfigError(
+                f"{where}: {key} = {first['input']} is out of range; it must be {limits}"
+            ) from exc
         raise ConfigError(f"{where}: invalid value for {key!r}: {first['msg']}") from exc
-    return LoadedSettings(settings, sources, tuple(files), project)
 
 
 def _project_layer(

@@ -19,7 +19,39 @@ use")."""
 
 @click.group("config")
 def config_group() -> None:
-    """Inspect gosling's settings."""
+    """Inspect and change gosling's settings."""
+
+
+@config_group.command("set")
+@click.argument("key")
+@click.argument("value")
+def set_(key: str, value: str) -> None:
+    """Write KEY = VALUE into the user config, checked as loading checks it (type, choices,
+    range). Lists take JSON or commas: gosling config set context_file_names AGENTS.md,CLAUDE.md"""
+    from gosling.agent.cli.errors import ConfigProblem
+    from gosling.agent.config import ConfigError
+    from gosling.agent.config_write import set_user_setting
+
+    try:
+        written, path = set_user_setting(key, value)
+    except ConfigError as exc:
+        raise ConfigProblem(str(exc)) from exc
+    click.echo(f"{key} = {json.dumps(written)}  [{path}]")
+
+
+@config_group.command("unset")
+@click.argument("key")
+def unset(key: str) -> None:
+    """Remove KEY from the user config (its default, or another layer, applies again)."""
+    from gosling.agent.cli.errors import ConfigProblem
+    from gosling.agent.config import ConfigError
+    from gosling.agent.config_write import unset_user_setting
+
+    try:
+        removed = unset_user_setting(key)
+    except ConfigError as exc:
+        raise ConfigProblem(str(exc)) from exc
+    click.echo(f"removed {key}" if removed else f"{key} was not set in the user config")
 
 
 @config_group.command("show")

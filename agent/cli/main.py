@@ -34,7 +34,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "config": (
         "gosling.agent.cli.config_cmd",
         "config_group",
-        "Show the effective settings and their sources.",
+        "Show or change settings (show, set, unset, path, provider).",
+    ),
+    "configure": (
+        "gosling.agent.cli.configure_cmd",
+        "configure_command",
+        "Set provider, model, base URL and mode by answering questions.",
     ),
     "hints": (
         "gosling.agent.cli.hints_cmd",
