@@ -18,13 +18,16 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gosling.agent.cli.interactive.change_preview import preview
 from gosling.agent.cli.interactive.commands import COMMANDS, LEAVE_WORDS, argument_choices, dispatch
 from gosling.agent.cli.interactive.prompt import ask_approval, make_prompt_session
 from gosling.agent.cli.interactive.render import INTERRUPTED_TEXT, Renderer
+from gosling.agent.cli.interactive.shell_prefix import offered_prefix, shell_rule
 from gosling.agent.cli.interactive.status import StatusInfo, status_text
 from gosling.agent.cli.interactive.terminal import Terminal
 from gosling.agent.cli.interactive.transcript import COMMAND_KIND, recent_exchanges
 from gosling.agent.events import Event
+from gosling.agent.permissions.rules import is_shell_tool
 from gosling.conversation import Message, ToolRequest
 
 if TYPE_CHECKING:
@@ -60,6 +63,8 @@ class InteractiveSession:
         self.status = StatusInfo("", "", 0, 0, 0.8)
         self.always_allowed: set[str] = set()
         """Tools the user allowed for the rest of this session (`a` at the approval prompt)."""
+        self.session_rules: list[str] = []
+        """Shell allow rules (`developer__shell(git log)`) from `a` for this session."""
         self.agent.approver = self.approve
         self._prompt: PromptSession[str] | None = None
         self._running: asyncio.Future[Any] | None = None
@@ -148,6 +153,7 @@ class InteractiveSession:
             await previous.pipeline.close()
             self._discard_if_empty(previous)
         self.always_allowed.clear()
+        self.session_rules.clear()
         await self.restore_choices()
         provider = self.agent.provider
         self.renderer.info(
@@ -351,25 +357,65 @@ class InteractiveSession:
         return True
 
     async def approve(self, request: ToolRequest, reason: str) -> bool:
-        """The agent's approver: ask about one call (`a` remembers the tool)."""
+        """The agent's approver: ask about one call. An edit or write shows its diff first;
+        "always" remembers the tool, or for a shell command its prefix (`git log`), as a
+        rule of this session."""
         if request.name in self.always_allowed:
             self.renderer.info(f"  ✓ {request.name} is allowed for this session")
             return True
+        command = request.arguments.get("command")
+        shell = is_shell_tool(request.name) and isinstance(command, str)
+        if shell and self._session_rule_allows(request):
+            self.renderer.info("  ✓ allowed by a rule of this session")
+            return True
+        prefix = offered_prefix(command) if shell and isinstance(command, str) else None
         self.renderer.pause()
         self.renderer.line(f"? {request.name} needs approval: {reason}", "yellow")
+        for line in preview(request.name, request.arguments, self.agent.working_dir) or ():
+            self.renderer.line(line.text, line.style)
         try:
-            answer = await ask_approval(self.terminal, "  Allow?")
+            answer = await ask_approval(self.terminal, "  Allow?", _always_label(shell, prefix))
         finally:
             self.renderer.resume()
         if answer == "interrupt":
             self.renderer.info("  ✗ declined")
             raise asyncio.CancelledError
+        if answer == "always" and shell and prefix is not None:
+            rule = shell_rule(request.name, prefix)
+            self.session_rules.append(rule)
+            self.renderer.info(f"  ✓ allowed; {rule} will not ask again this session")
+            return True
         if answer == "always":
             self.always_allowed.add(request.name)
             self.renderer.info(f"  ✓ allowed; {request.name} will not ask again this session")
             return True
         self.renderer.info("  ✓ allowed once" if answer == "yes" else "  ✗ declined")
         return answer == "yes"
+
+    def _session_rule_allows(self, request: ToolRequest) -> bool:
+        """Whether an "always" rule of this session allows the call, as the permission
+        checker reads the rule (so `git log && rm -rf x` is not covered by `git log`)."""
+        if not self.session_rules:
+            return False
+        from gosling.agent.permissions.decide import decide
+        from gosling.agent.permissions.rules import PermissionMode, Verdict, rules_from_lists
+
+        decision = decide(
+            request.name,
+            request.arguments,
+            None,
+            PermissionMode.APPROVE,
+            rules_from_lists(allow=self.session_rules),
+            self.agent.working_dir,
+        )
+        return decision.verdict is Verdict.ALLOW
+
+
+def _always_label(shell: bool, prefix: str | None) -> str | None:
+    """What "always" would allow: the tool, a shell prefix, or nothing (compound commands)."""
+    if not shell:
+        return "this tool"
+    return f"`{prefix}` commands" if prefix is not None else None
 
 
 _SDK_MODULES = {"anthropic": "anthropic"} | dict.fromkeys(

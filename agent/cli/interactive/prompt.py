@@ -82,8 +82,11 @@ def make_prompt_session(
     )
 
 
-async def ask_approval(terminal: Terminal, question: str) -> Answer:
-    """One keypress: y / n / a (Esc = no, Ctrl-C = interrupt the turn)."""
+async def ask_approval(
+    terminal: Terminal, question: str, always: str | None = "this tool"
+) -> Answer:
+    """One keypress: y / n / a (Esc = no, Ctrl-C = interrupt the turn). `always` says what
+    "a" would allow from now on; None offers no "always"."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
     from prompt_toolkit.layout import Layout, Window
@@ -100,14 +103,16 @@ async def ask_approval(terminal: Terminal, question: str) -> Answer:
 
     answer(("y", "Y"), "yes")
     answer(("n", "N", "escape", "c-d"), "no")
-    answer(("a", "A"), "always")
+    if always is not None:
+        answer(("a", "A"), "always")
     answer(("c-c",), "interrupt")
 
     @bindings.add("<any>")
     def _ignore(event: KeyPressEvent) -> None:
         """Other keys do nothing: a stray Enter must not approve or decline."""
 
-    control = FormattedTextControl(question + " [y]es / [n]o / [a]lways this tool: ")
+    choices = " [y]es / [n]o" + (f" / [a]lways {always}" if always is not None else "")
+    control = FormattedTextControl(question + choices + ": ")
     app: Application[Answer] = Application(
         layout=Layout(Window(control, height=1, always_hide_cursor=False)),
         key_bindings=bindings,
