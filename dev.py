@@ -5,10 +5,11 @@
     python3 dev.py run -- ARGS...  install, then `gosling ARGS...`
     python3 dev.py test            install with dev extras, then ruff, mypy --strict and pytest
     python3 dev.py bench [ARGS...] install, then run the benchmark suite
-    python3 dev.py install [--link]
+    python3 dev.py install [--link] [--force]
                                    install, then put `gosling` on your PATH (pipx, uv tool,
                                    or with --link or neither a link in your bin dir to .venv),
-                                   checked in a new login shell
+                                   checked in a new login shell; a `gosling` already in that
+                                   bin dir is replaced only if you say so (or with --force)
 
 Only the standard library is used here, so a fresh machine needs nothing but Python >= 3.11.
 The environment lives in .venv and is reinstalled only when pyproject.toml changes.
@@ -16,6 +17,7 @@ The environment lives in .venv and is reinstalled only when pyproject.toml chang
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -84,22 +86,59 @@ def _ensure_ts_client() -> int:
     return code
 
 
+TEST_STEPS = (
+    ("lint", ["-m", "ruff", "check", "."], "seconds"),
+    ("format check", ["-m", "ruff", "format", "--check", "."], "seconds"),
+    (
+        "type check (mypy --strict)",
+        ["-m", "mypy"],
+        "under a minute once cached, a few the first time",
+    ),
+    ("tests (pytest)", ["-m", "pytest", "-q"], "about 20 minutes on 2 cores"),
+)
+"""What `dev.py test` runs, in order, and how long each step takes when nothing is known yet."""
+TIMES = VENV / ".test-step-seconds.json"
+"""How long each step took on its last run here: what the next run announces."""
+
+
 def test() -> int:
+    import json
+    import time
+
     _ensure_env("dev")
     code = _ensure_ts_client()
     if code != 0:
         return code
-    steps = [
-        [str(PY), "-m", "ruff", "check", "."],
-        [str(PY), "-m", "ruff", "format", "--check", "."],
-        [str(PY), "-m", "mypy"],
-        [str(PY), "-m", "pytest", "-q"],
-    ]
-    for step in steps:
-        code = _run(step)
+    try:
+        last = json.loads(TIMES.read_text())
+    except (OSError, ValueError):
+        last = {}
+    total = len(TEST_STEPS)
+    for number, (label, args, guess) in enumerate(TEST_STEPS, start=1):
+        took = last.get(label)
+        expect = f"last run here took {_duration(took)}" if took else guess
+        print(f"[{number}/{total}] {label}: {expect}", file=sys.stderr, flush=True)
+        started = time.monotonic()
+        code = _run([str(PY), *args])
+        elapsed = time.monotonic() - started
+        print(
+            f"[{number}/{total}] {label}: {'ok' if code == 0 else 'FAILED'} "
+            f"in {_duration(elapsed)}",
+            file=sys.stderr,
+            flush=True,
+        )
         if code != 0:
             return code
+        last[label] = round(elapsed, 1)
+        with contextlib.suppress(OSError):
+            TIMES.write_text(json.dumps(last))
     return 0
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min"
 
 
 def _login_shell(command: str) -> subprocess.CompletedProcess[str] | None:
@@ -135,18 +174,43 @@ def _found_in_new_shell() -> str | None:
     return probe.stdout.splitlines()[0].strip()
 
 
-def _link_into_bin_dir() -> int:
+def _link_into_bin_dir(force: bool = False) -> int:
+    """Link `gosling` into the bin dir. Something else already called `gosling` there (another
+    checkout's link, a program) is replaced only when the user says so, or with --force."""
     directory, _ = _bin_dir()
     link = directory / "gosling"
-    link.parent.mkdir(parents=True, exist_ok=True)
+    target = BIN / "gosling"
+    if link.is_symlink() and link.resolve() == target.resolve():
+        print(f"{link} already links to {target}", file=sys.stderr)
+        return 0
     if link.is_symlink() or link.exists():
+        what = f"a link to {os.readlink(link)}" if link.is_symlink() else "a file"
+        question = f"{link} exists ({what}); replace it with a link to {target}? [y/N] "
+        if not force and not _confirm(question):
+            print(
+                f"left {link} as it was; to replace it run `python3 dev.py install --force`, "
+                f"or run this checkout's {target} directly",
+                file=sys.stderr,
+            )
+            return 1
         link.unlink()
-    link.symlink_to(BIN / "gosling")
-    print(f"linked {link} -> {BIN / 'gosling'}", file=sys.stderr)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(target)
+    print(f"linked {link} -> {target}", file=sys.stderr)
     return 0
 
 
-def install(link_only: bool = False) -> int:
+def _confirm(question: str) -> bool:
+    """A yes from the user at a terminal; no terminal is a no."""
+    if not sys.stdin.isatty():
+        return False
+    try:
+        return input(question).strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
+
+
+def install(link_only: bool = False, force: bool = False) -> int:
     """Put `gosling` on PATH: pipx or `uv tool` when present (their own environment), else
     (or with --link) a link from the user's bin dir to this checkout's .venv."""
     _ensure_env("")
@@ -155,7 +219,7 @@ def install(link_only: bool = False) -> int:
     elif not link_only and shutil.which("uv"):
         code = _run(["uv", "tool", "install", "--force", "--editable", str(ROOT)])
     else:
-        code = _link_into_bin_dir()
+        code = _link_into_bin_dir(force)
     if code != 0:
         return code
     where = _found_in_new_shell()
@@ -180,7 +244,11 @@ def main(argv: list[str]) -> int:
     if job == "test":
         return test()
     if job == "install":
-        return install(link_only=rest == ["--link"])
+        unknown = [arg for arg in rest if arg not in ("--link", "--force")]
+        if unknown:
+            print(f"dev.py install: unknown option {unknown[0]} (--link, --force)", file=sys.stderr)
+            return 2
+        return install(link_only="--link" in rest, force="--force" in rest)
     if job == "bench":
         _ensure_env("dev")
         return _run([str(PY), "-m", "bench", *rest])
