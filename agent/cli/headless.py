@@ -19,7 +19,7 @@ from typing import IO, Any, Literal
 
 from gosling.agent.cli.errors import error_line
 from gosling.agent.cli.result_json import Denial, RunOutcome, result_object
-from gosling.agent.cli.tool_summary import summary
+from gosling.agent.cli.tool_summary import failed, summary
 from gosling.agent.events import (
     CompactionFinished,
     CompactionStarted,
@@ -142,7 +142,7 @@ class HeadlessRenderer:
             args = json.dumps(event.arguments)
             return f"● {event.name} {args[:200]}{'…' if len(args) > 200 else ''}"
         elif isinstance(event, ToolResult):
-            mark = "✗" if event.is_error else "✓"
+            mark = "✗" if failed(event.output, event.is_error) else "✓"
             return f"  {mark} {event.name}: {summary(event.output, event.is_error)}"
         elif isinstance(event, PermissionRequest) and event.granted is False:
             return f"  ⊘ {event.name} needs approval: {event.reason}"

@@ -159,7 +159,7 @@ def _print_table(found: list[Session]) -> None:
     table.add_column("Msgs", justify="right", no_wrap=True)
     table.add_column("Context", justify="right", no_wrap=True)
     table.add_column("Tokens", justify="right", no_wrap=True)
-    table.add_column("Name", ratio=1, no_wrap=True, overflow="ellipsis")
+    table.add_column("Name", no_wrap=True, overflow="ellipsis", max_width=room - dir_width)
     table.add_column("Directory", no_wrap=True, max_width=dir_width)
     for s in found:
         table.add_row(

@@ -16,9 +16,15 @@ def content_lines(output: str) -> list[str]:
     return [line for line in output.splitlines() if not _WRAPPER.match(line.strip())]
 
 
+def failed(output: str, is_error: bool) -> bool:
+    """The tool failed, or the command it ran exited non-zero."""
+    code = _EXIT.match(output)
+    return is_error or (code is not None and code.group(1) != "0")
+
+
 def summary(output: str, is_error: bool, width: int = 160) -> str:
     """`3 lines`, `no output`, or for a failure its reason (`exit 2: No such file`)."""
-    if not is_error:
+    if not failed(output, is_error):
         count = sum(1 for line in content_lines(output) if line.strip())
         return "no output" if count == 0 else f"{count} line{'s' if count != 1 else ''}"
     reason = _failure_reason(output)

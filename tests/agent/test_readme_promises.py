@@ -1,6 +1,6 @@
 """What the README promises about wiring, each pinned so that breaking it fails a test:
 the provider auto-choice order, `--no-session`, `--name`, `gosling config path`, a config
-model limit reaching the provider, the undo depth and `permission_denied` in the JSON result."""
+model limit reaching the provider, the undo depth and `permission_denials` in the JSON result."""
 
 from __future__ import annotations
 
@@ -130,7 +130,7 @@ def test_permission_denied_is_listed_in_the_json_result(repo: Path, server: Fake
     )
     assert result.returncode == 4, result.stderr
     payload = json.loads(result.stdout)
-    assert payload["permission_denied"] is True
+    assert [d["tool_name"] for d in payload["permission_denials"]] == ["developer__shell"]
     assert not (repo / "made").exists()
 
 

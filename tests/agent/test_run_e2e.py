@@ -201,8 +201,8 @@ def test_json_output_is_one_object(repo: Path, server: FakeLLMServer) -> None:
     result = gosling(run_args(server, "anthropic", "--output-format", "json", "-t", "2+2?"), repo)
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
-    assert set(payload) >= {"session_id", "final_text", "stop_reason", "turns", "usage"}
-    assert (payload["final_text"], payload["stop_reason"], payload["turns"]) == (
+    assert set(payload) >= {"session_id", "result", "stop_reason", "num_turns", "usage"}
+    assert (payload["result"], payload["stop_reason"], payload["num_turns"]) == (
         "Four.",
         "end_turn",
         1,
@@ -223,7 +223,7 @@ def test_stream_json_is_one_event_per_line_ending_with_result(
     assert types[0] == "init" and types[-1] == "result" and types.count("result") == 1
     assert {"text_delta", "tool_call", "tool_result", "message", "usage"} <= set(types)
     assert all(line["v"] == 1 for line in lines)
-    assert lines[-1]["final_text"] == "Said hi."
+    assert lines[-1]["result"] == "Said hi."
 
 
 def test_stream_json_ends_with_result_even_on_error(repo: Path, server: FakeLLMServer) -> None:

@@ -130,7 +130,7 @@ def portable(result: dict[str, Any]) -> dict[str, Any]:
         if json.loads(line)["type"] == "message"
         for part in json.loads(line)["message"]["content"]
     ]
-    keep = ("task_id", "exit_code", "final_text", "stop_reason", "turns", "usage", "tokens")
+    keep = ("task_id", "exit_code", "result", "stop_reason", "num_turns", "usage", "tokens")
     return {
         **{k: result[k] for k in keep},
         "total_cost_usd": result["total_cost_usd"],

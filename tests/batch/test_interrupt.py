@@ -44,7 +44,7 @@ def test_first_ctrl_c_lets_the_running_task_finish(tmp_path: Path, server: FakeL
     assert "stopping" in stderr
     done = results(out)
     assert list(done) == ["block"]
-    assert (done["block"]["exit_code"], done["block"]["final_text"]) == (0, "Released.")
+    assert (done["block"]["exit_code"], done["block"]["result"]) == (0, "Released.")
     rerun = gosling_batch(tmp_path / "tasks.jsonl", out, server, "--workers", "1")
     assert rerun.returncode == 0, rerun.stderr
     assert sorted(results(out)) == ["block", "later-1", "later-2"]
@@ -65,4 +65,4 @@ def test_second_ctrl_c_cancels_the_running_task_and_keeps_nothing_half_done(
     assert not (out / "results.jsonl").exists() or results(out) == {}
     rerun = gosling_batch(tmp_path / "tasks.jsonl", out, server, "--workers", "1")
     assert rerun.returncode == 0, rerun.stderr
-    assert results(out)["block"]["final_text"] == "Released."
+    assert results(out)["block"]["result"] == "Released."

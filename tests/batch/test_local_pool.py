@@ -23,12 +23,14 @@ from tests.batch.helpers import (
 from tests.fakes import FakeLLMServer, Turn
 
 RUN_JSON_KEYS = {
+    "type",
+    "subtype",
     "session_id",
-    "final_text",
+    "result",
     "stop_reason",
-    "turns",
+    "num_turns",
     "usage",
-    "permission_denied",
+    "permission_denials",
     "error",
 }
 
@@ -57,20 +59,20 @@ def test_batch_runs_every_task_and_records_each_once(tmp_path: Path, server: Fak
         assert set(result) >= RUN_JSON_KEYS
         assert result["duration_ms"] >= 0 and result["session_file"]
     edit, clone, loop, kill = done["edit"], done["clone"], done["loop"], done["kill"]
-    assert (edit["exit_code"], edit["final_text"]) == (0, "Edited.")
+    assert (edit["exit_code"], edit["result"]) == (0, "Edited.")
     assert edit["tokens"]["total"] == 100 + 10 + 150 + 5
     assert edit["total_cost_usd"] == pytest.approx((250 * 3 + 15 * 15) / 1e6)
     work = Path(edit["working_dir"])
     assert (work / "hello.txt").read_text() == "hello batch\n"
     assert (work / "setup.txt").read_text() == "prepared\n"
     assert (tmp_path / "project" / "hello.txt").read_text() == "hello world\n"
-    assert (clone["exit_code"], clone["final_text"]) == (0, "It says one.")
+    assert (clone["exit_code"], clone["result"]) == (0, "It says one.")
     assert (Path(clone["working_dir"]) / "version.txt").read_text() == "one\n"
     assert len({r["working_dir"] for r in done.values()}) == 4
     # Failed by itself (max turns): a result, not a retry.
     assert (loop["exit_code"], loop["stop_reason"], loop["attempts"]) == (3, "max_turns", 1)
     # Its worker was killed mid-task: retried once, recorded once.
-    assert (kill["exit_code"], kill["final_text"], kill["attempts"]) == (0, "Survived.", 2)
+    assert (kill["exit_code"], kill["result"], kill["attempts"]) == (0, "Survived.", 2)
     assert "kill: worker process died" in run.stderr and "retrying" in run.stderr
     session = Path(kill["session_file"]).read_text().splitlines()
     header = json.loads(session[0])
@@ -152,7 +154,7 @@ def test_a_worker_that_ignores_its_task_timeout_is_killed_and_replaced(
     stuck, after = done["stuck"], done["after"]
     assert (stuck["exit_code"], stuck["timed_out"], stuck["attempts"]) == (124, True, 1)
     assert "the worker did not stop, so it was killed" in stuck["error"]
-    assert (after["exit_code"], after["final_text"]) == (0, "Done after.")
+    assert (after["exit_code"], after["result"]) == (0, "Done after.")
     assert after["worker"] != stuck["worker"]  # a fresh worker took the next task
 
 

@@ -110,7 +110,7 @@ def test_ray_without_an_address_starts_a_local_instance_and_stops_it(
 
         assert run.returncode == 0, run.stderr
         done = results(tmp_path / "out")
-        assert {(r["exit_code"], r["final_text"]) for r in done.values()} == {(0, "Ran on Ray.")}
+        assert {(r["exit_code"], r["result"]) for r in done.values()} == {(0, "Ran on Ray.")}
         assert len(done) == 2
         assert list(ray_tmp.iterdir())  # the instance lived under our RAY_TMPDIR
         deadline = time.monotonic() + 60
@@ -157,7 +157,7 @@ def test_second_ctrl_c_on_ray_cancels_running_tasks_and_keeps_finished_ones(
     assert "cancelling 1 running task" in stderr
     done = results(out)
     assert sorted(done) == ["later-1", "later-2"]  # `block` was cut short: not a result
-    assert all((r["exit_code"], r["final_text"]) == (0, "Later.") for r in done.values())
+    assert all((r["exit_code"], r["result"]) == (0, "Later.") for r in done.values())
 
 
 def test_ray_and_local_pool_give_the_same_results(
