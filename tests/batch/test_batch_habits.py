@@ -37,8 +37,10 @@ def test_a_wrong_batch_option_fails_before_any_task_and_retry_failed_reruns_the_
     )
     out = tmp_path / "out"
     typo = subprocess.run(
-        [sys.executable, "-m", "gosling", "batch", str(tasks), "-o", str(out)]
-        + ["--provider", "antropic", "--base-url", server.url],
+        [
+            *(sys.executable, "-m", "gosling", "batch", str(tasks), "-o", str(out)),
+            *("--provider", "antropic", "--base-url", server.url),
+        ],
         cwd=REPO,
         env=batch_env(),
         capture_output=True,
