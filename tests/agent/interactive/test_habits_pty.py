@@ -66,11 +66,11 @@ def test_resume_without_an_id_on_a_terminal_offers_a_picker(
     server.add(Turn(text="Back to the parser."))
     term = PtySession(["run", "-r", "and then?"], repo, gosling_env(server))
     try:
-        listing = term.expect("Resume which session?")
+        listing = term.expect("Resume which session?", timeout=60)
         assert "1. " in listing and "explain the lexer" in listing and "just now" in listing
         assert "2. " in listing and "explain the parser" in listing
         term.send("2\r")
-        term.expect("Back to the parser.")
+        term.expect("Back to the parser.", timeout=60)
         assert term.wait(60) == 0
     finally:
         term.close()
@@ -90,13 +90,13 @@ def test_session_errors_match_run_no_provider_and_a_missing_working_dir(
     for args in ([], ["session"]):
         term = PtySession(args, repo, env)
         try:
-            term.expect("error: no model provider found")
+            term.expect("error: no model provider found", timeout=60)
             assert term.wait(60) == 2
         finally:
             term.close()
     term = PtySession(["session", "--working-dir", str(repo / "nope")], repo, gosling_env(server))
     try:
-        term.expect(f"error: --working-dir {repo / 'nope'} does not exist")
+        term.expect(f"error: --working-dir {repo / 'nope'} does not exist", timeout=60)
         assert term.wait(60) == 2
     finally:
         term.close()
@@ -109,7 +109,7 @@ def test_a_prompt_on_the_command_line_starts_a_named_session_and_c_continues_it(
     server.add(Turn(text="The login bug is in auth.py."), Turn(text="Still auth.py."))
     term = PtySession(["fix the login bug"], repo, gosling_env(server))
     try:
-        term.expect("The login bug is in auth.py.")
+        term.expect("The login bug is in auth.py.", timeout=60)
         term.send("/exit\r")
         assert term.wait(60) == 0
     finally:
@@ -123,9 +123,11 @@ def test_a_prompt_on_the_command_line_starts_a_named_session_and_c_continues_it(
 
     term = PtySession(["-c"], repo, gosling_env(server))
     try:
-        term.expect("The login bug is in auth.py.")  # the last exchange, shown on resume
+        term.expect(
+            "The login bug is in auth.py.", timeout=60
+        )  # the last exchange, shown on resume
         term.send("where again?\r")
-        term.expect("Still auth.py.")
+        term.expect("Still auth.py.", timeout=60)
         term.send("/exit\r")
         assert term.wait(60) == 0
     finally:
@@ -146,24 +148,24 @@ def test_always_allows_a_shell_prefix_and_edits_show_their_diff_first(
     )
     term = PtySession(["session", "--mode", "approve"], repo, gosling_env(server))
     try:
-        term.expect("Ctrl-D: quit")
+        term.expect("Ctrl-D: quit", timeout=60)
         term.send("go\r")
-        term.expect("[a]lways `echo` commands")
+        term.expect("[a]lways `echo` commands", timeout=60)
         term.send("a")
-        term.expect("developer__shell(echo) will not ask again this session")
-        term.expect("allowed by a rule of this session")  # echo two
-        asked = term.expect("Allow?")  # the compound command asks, with no "always"
+        term.expect("developer__shell(echo) will not ask again this session", timeout=60)
+        term.expect("allowed by a rule of this session", timeout=60)  # echo two
+        asked = term.expect("Allow?", timeout=60)  # the compound command asks, with no "always"
         assert "echo three; touch pwned" in asked
-        term.expect("[y]es / [n]o: ")
+        term.expect("[y]es / [n]o: ", timeout=60)
         term.send("n")
-        diff = term.expect("Allow?")
+        diff = term.expect("Allow?", timeout=60)
         assert "--- a/hello.txt" in diff and "+++ b/hello.txt" in diff
         assert "-hello world" in diff and "+hello gosling" in diff and " second line" in diff
         term.send("y")
-        new_file = term.expect("Allow?")
+        new_file = term.expect("Allow?", timeout=60)
         assert "new file notes/new.md (2 lines)" in new_file and "+# Notes" in new_file
         term.send("y")
-        term.expect("All done.")
+        term.expect("All done.", timeout=60)
         term.send("/exit\r")
         assert term.wait(60) == 0
     finally:
@@ -180,15 +182,15 @@ def test_configure_asks_and_writes_the_user_config(repo: Path, server: FakeLLMSe
         env.pop(name)
     term = PtySession(["configure"], repo, env)
     try:
-        term.expect("Provider")
+        term.expect("Provider", timeout=60)
         term.send("openai\r")
-        term.expect("Model")
+        term.expect("Model", timeout=60)
         term.send("gpt-5\r")
-        term.expect("Base URL")
+        term.expect("Base URL", timeout=60)
         term.send("\r")
-        term.expect("Permission mode")
+        term.expect("Permission mode", timeout=60)
         term.send("approve\r")
-        term.expect("wrote")
+        term.expect("wrote", timeout=60)
         assert term.wait(60) == 0
     finally:
         term.close()
