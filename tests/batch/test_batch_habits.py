@@ -48,9 +48,8 @@ def test_a_wrong_batch_option_fails_before_any_task_and_retry_failed_reruns_the_
         timeout=300,
     )
     assert typo.returncode == 2
-    assert "--provider antropic: unknown provider 'antropic'; did you mean 'anthropic'" in (
-        typo.stderr
-    )
+    assert "unknown provider 'antropic'; did you mean 'anthropic'" in typo.stderr
+    assert typo.stderr.startswith("error: --provider antropic")
     assert "no task was run" in typo.stderr
     assert _results(out) == [] and server.model_requests() == []
     wrong_vendor = gosling_batch(tasks, out, server, "--model", "gpt-5")

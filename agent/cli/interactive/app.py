@@ -365,10 +365,10 @@ class InteractiveSession:
             return True
         command = request.arguments.get("command")
         shell = is_shell_tool(request.name) and isinstance(command, str)
-        if shell and self._session_rule_allows(request):
+        if shell and self._rules_allow(request, self.session_rules):
             self.renderer.info("  ✓ allowed by a rule of this session")
             return True
-        prefix = offered_prefix(command) if shell and isinstance(command, str) else None
+        prefix = self._offered_prefix(request) if shell else None
         self.renderer.pause()
         self.renderer.line(f"? {request.name} needs approval: {reason}", "yellow")
         for line in preview(request.name, request.arguments, self.agent.working_dir) or ():
@@ -392,10 +392,22 @@ class InteractiveSession:
         self.renderer.info("  ✓ allowed once" if answer == "yes" else "  ✗ declined")
         return answer == "yes"
 
-    def _session_rule_allows(self, request: ToolRequest) -> bool:
-        """Whether an "always" rule of this session allows the call, as the permission
-        checker reads the rule (so `git log && rm -rf x` is not covered by `git log`)."""
-        if not self.session_rules:
+    def _offered_prefix(self, request: ToolRequest) -> str | None:
+        """The prefix "always" offers: the command's (`git log`) when the permission checker
+        reads its rule as covering this call, else the exact command, else none."""
+        command = str(request.arguments.get("command", ""))
+        prefix = offered_prefix(command)
+        if prefix is None:
+            return None  # compound commands, redirections: never "always"
+        for candidate in dict.fromkeys((prefix, command.strip())):
+            if self._rules_allow(request, [shell_rule(request.name, candidate)]):
+                return candidate
+        return None
+
+    def _rules_allow(self, request: ToolRequest, rules: list[str]) -> bool:
+        """Whether allow `rules` cover the call, as the permission checker reads them (so
+        `git log && rm -rf x` is not covered by `developer__shell(git log)`)."""
+        if not rules:
             return False
         from gosling.agent.permissions.decide import decide
         from gosling.agent.permissions.rules import PermissionMode, Verdict, rules_from_lists
@@ -405,7 +417,7 @@ class InteractiveSession:
             request.arguments,
             None,
             PermissionMode.APPROVE,
-            rules_from_lists(allow=self.session_rules),
+            rules_from_lists(allow=rules),
             self.agent.working_dir,
         )
         return decision.verdict is Verdict.ALLOW

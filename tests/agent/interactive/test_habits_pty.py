@@ -139,9 +139,9 @@ def test_always_allows_a_shell_prefix_and_edits_show_their_diff_first(
 ) -> None:
     (repo / "hello.txt").write_text("hello world\nsecond line\n")
     server.add(
-        _call("developer__shell", command="echo one"),
-        _call("developer__shell", command="echo two"),
-        _call("developer__shell", command="echo three; touch pwned"),
+        _call("developer__shell", command="git status"),
+        _call("developer__shell", command="git status --short"),
+        _call("developer__shell", command="git status; touch pwned"),
         _call("developer__edit", path="hello.txt", old="world", new="gosling"),
         _call("developer__write", path="notes/new.md", content="# Notes\nfirst\n"),
         Turn(text="All done."),
@@ -150,12 +150,12 @@ def test_always_allows_a_shell_prefix_and_edits_show_their_diff_first(
     try:
         term.expect("Ctrl-D: quit", timeout=60)
         term.send("go\r")
-        term.expect("[a]lways `echo` commands", timeout=60)
+        term.expect("[a]lways `git status` commands", timeout=60)
         term.send("a")
-        term.expect("developer__shell(echo) will not ask again this session", timeout=60)
-        term.expect("allowed by a rule of this session", timeout=60)  # echo two
+        term.expect("developer__shell(git status) will not ask again this session", timeout=60)
+        term.expect("allowed by a rule of this session", timeout=60)  # git status --short
         asked = term.expect("Allow?", timeout=60)  # the compound command asks, with no "always"
-        assert "echo three; touch pwned" in asked
+        assert "git status; touch pwned" in asked
         term.expect("[y]es / [n]o: ", timeout=60)
         term.send("n")
         diff = term.expect("Allow?", timeout=60)
