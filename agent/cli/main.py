@@ -71,8 +71,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 
 SESSION_ALIASES = frozenset({"list", "ls", "show", "rename", "rm", "export", "import"})
 """Words after `gosling session` that can only mean the `sessions` command."""
-COMMAND_ALIASES = {"exec": "run", "chat": "session", "resume": "session"}
-"""Other CLIs' command words (Codex's `exec`, goose's `session`/`chat`) that mean ours."""
+COMMAND_ALIASES = {"exec": "run"}
+"""Other CLIs' command words that mean one of ours (Codex's `exec`)."""
 ROOT_OPTIONS = frozenset({"-h", "--help", "-v", "-V", "--version"})
 PRINT_FLAGS = frozenset({"-p", "--print"})
 

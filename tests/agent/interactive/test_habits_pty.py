@@ -156,7 +156,7 @@ def test_always_allows_a_shell_prefix_and_edits_show_their_diff_first(
         term.expect("allowed by a rule of this session", timeout=60)  # git status --short
         asked = term.expect("Allow?", timeout=60)  # the compound command asks, with no "always"
         assert "git status; touch pwned" in asked
-        term.expect("[y]es / [n]o: ", timeout=60)
+        term.expect("[y]es / [n]o:", timeout=60)  # and no "[a]lways"
         term.send("n")
         diff = term.expect("Allow?", timeout=60)
         assert "--- a/hello.txt" in diff and "+++ b/hello.txt" in diff
