@@ -274,7 +274,7 @@ def describe_effective(
     ]
     base_url = getattr(provider, "base_url", None)
     if isinstance(base_url, str):
-        rows.insert(2, ("base URL", base_url, _base_url_why(settings, provider.name, env, where)))
+        rows.append(("base URL", base_url, _base_url_why(settings, provider.name, env, where)))
     return rows
 
 

@@ -133,14 +133,14 @@ def test_a_file_that_is_no_transcript_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "notes.txt"
     path.write_text("just some notes\n", encoding="utf-8")
     result = replay(str(path))
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # bad input, as the README's exit codes say
     assert "error:" in result.output and "notes.txt" in result.output
 
 
 def test_a_run_that_does_not_exist_is_a_clear_error(tmp_path: Path) -> None:
     path = write_run(tmp_path / "runs.jsonl", runs=2, turns=(3,))
     result = replay(str(path), "--run", "3")
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "holds 2 runs; --run must be between 1 and 2" in result.output
 
 
