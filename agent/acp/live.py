@@ -306,7 +306,7 @@ class LiveSession:
         record = store.get(self.id)
         if record.name:
             return
-        from gosling.agent.cli.run_cmd import session_name_from
+        from gosling.agent.cli.session_names import session_name_from
 
         renamed = store.rename(self.id, session_name_from(text), by_user=False)
         self.post(updates.session_info(renamed.name, renamed.updated_at))
