@@ -33,6 +33,8 @@ from gosling.agent.events import (
     TurnFinished,
     UsageUpdate,
 )
+from gosling.agent.hooks.config import HookConfig
+from gosling.agent.hooks.steps import PromptGate
 from gosling.agent.permissions import (
     PermissionMode,
     PermissionSettings,
@@ -65,6 +67,10 @@ from gosling.sessions.store import SessionStore
 INTERRUPTED_NOTE = "(The user interrupted this turn before I replied.)"
 
 
+class _TurnOver(Exception):
+    """A hook ended the turn before the model was called."""
+
+
 @dataclass
 class _Turn:
     started: datetime
@@ -90,8 +96,14 @@ class Agent:
         approver: Approver | None = None,
         counter: TokenCounter | None = None,
         clock: Callable[[], datetime] | None = None,
+        hooks: HookConfig | None = None,
+        transcripts_dir: Path | None = None,
     ) -> None:
         self.provider = provider
+        self.hooks = hooks or HookConfig()
+        """Hooks every session of this agent runs (`transcripts_dir`: where their
+        `transcript_path` files go)."""
+        self.transcripts_dir = transcripts_dir
         self.tools = tools or ExtensionManager()
         self.store = session_store
         self.config = config or Settings()
@@ -132,7 +144,26 @@ class Agent:
             context_tokens=context_tokens,
         )
         session.pipeline.resumed(session, context_tokens)
+        if self.hooks.hooks:
+            from gosling.agent.hooks.dispatch import SessionHooks
+            from gosling.agent.sandbox.choice import project_root
+
+            session.hooks = SessionHooks(
+                self.hooks,
+                working_dir=self.working_dir,
+                project_dir=project_root(self.working_dir),
+                mode=lambda: self.permissions.mode.value,
+                transcripts=self.transcripts_dir,
+            )
         return session
+
+    async def end_session(self, session: AgentSession, reason: str = "other") -> list[Event]:
+        """SessionEnd hooks (`reason`: clear, logout, prompt_input_exit, other); their
+        events, for the caller to show. Nothing they answer can keep the session open."""
+        if session.hooks is None or not session.hooks.wants("SessionEnd"):
+            return []
+        outcome = await session.hooks.fire(session, "SessionEnd", {"reason": reason}, (reason,))
+        return outcome.events
 
     def new_session(self, name: str = "") -> AgentSession:
         """A fresh session, stored when the agent has a store."""
@@ -194,13 +225,25 @@ class Agent:
             self.approver,
             session_messages=lambda: session.messages,
             session_id=session.id,
+            session=session,
         )
         stop: StopReason = "end_turn"
         error: str | None = None
         prefix = self.request_prefix(session)
         try:
-            session.append(user)  # inside: a store that cannot save it ends the turn cleanly
-            yield MessageAdded(user)
+            gate = PromptGate()
+            async for event in gate.run(session, user, self.provider.model_config.model):
+                yield event
+            if gate.blocked is not None:
+                stop, error = "hook_blocked", gate.blocked
+                raise _TurnOver
+            # inside the try: a store that cannot save it ends the turn cleanly
+            session.append(user, *gate.messages)
+            for message in (user, *gate.messages):
+                yield MessageAdded(message)
+            if gate.stop_reason is not None:
+                stop, error = "hook_stopped", gate.stop_reason
+                raise _TurnOver
             while True:
                 if turn.calls >= self.config.max_turns:
                     stop = "max_turns"
@@ -213,6 +256,12 @@ class Agent:
                 assert reply is not None
                 requests = reply.tool_requests
                 if not requests:
+                    if session.hooks is None:
+                        break
+                    async for event in self._stop_hooks(session, reply):
+                        yield event
+                    if session.hooks.stop_hook_active:
+                        continue
                     break
                 turn.tool_calls += len(requests)
                 async for event in runner.run(requests):
@@ -220,8 +269,13 @@ class Agent:
                 results = runner.response_message(requests)
                 session.append(results)
                 yield MessageAdded(results)
+                if runner.stop_reason is not None:
+                    stop, error = "hook_stopped", runner.stop_reason
+                    break
                 async for event in self._subdirectory_hints(session, requests):
                     yield event
+        except _TurnOver:
+            pass
         except asyncio.CancelledError:
             stop = "cancelled"
             for message in self._answer_interrupted(session, turn, runner):
@@ -236,6 +290,19 @@ class Agent:
         yield TurnFinished(stop, turn.calls, final, turn.usage, runner.denied, error)
 
     # -- steps ----------------------------------------------------------------------------------
+
+    async def _stop_hooks(self, session: AgentSession, reply: Message) -> AsyncIterator[Event]:
+        """Stop hooks; a block stores their feedback so the loop goes on
+        (`session.hooks.stop_hook_active`)."""
+        from gosling.agent.hooks.steps import stop_feedback
+
+        events: list[Event] = []
+        feedback, _ = await stop_feedback(session, reply, events)
+        for event in events:
+            yield event
+        if feedback is not None:
+            session.append(feedback)
+            yield MessageAdded(feedback)
 
     async def _call_model(
         self, session: AgentSession, turn: _Turn, prefix: RequestPrefix

@@ -18,7 +18,14 @@ STREAM_JSON_VERSION = 1
 
 CompactionTrigger = Literal["threshold", "overflow", "manual"]
 StopReason = Literal[
-    "end_turn", "max_turns", "cancelled", "error", "permission_denied", "context_exceeded"
+    "end_turn",
+    "max_turns",
+    "cancelled",
+    "error",
+    "permission_denied",
+    "context_exceeded",
+    "hook_blocked",
+    "hook_stopped",
 ]
 
 
@@ -128,6 +135,23 @@ class ContextTrimmed(Event):
 
 
 @dataclass(frozen=True)
+class HookDecided(Event):
+    """A configured hook ran and what it decided (`decision`: none, allow, deny, ask, block,
+    context, stop or error); `--json` lists these under `hook_decisions`."""
+
+    type: ClassVar[str] = "hook"
+    event: str
+    command: str
+    source: str
+    decision: str
+    reason: str = ""
+    tool_name: str | None = None
+    tool_use_id: str | None = None
+    exit_code: int | None = None
+    duration_ms: int = 0
+
+
+@dataclass(frozen=True)
 class UsageUpdate(Event):
     type: ClassVar[str] = "usage"
     usage: Usage
@@ -141,6 +165,11 @@ class Notice(Event):
 
     type: ClassVar[str] = "notice"
     text: str
+
+
+@dataclass(frozen=True)
+class HookFailed(Notice):
+    """A hook failed or timed out (said once per hook and session); the session goes on."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from gosling.agent.agent import Agent
-from gosling.agent.config import ExtensionSettings, Settings, load_settings
+from gosling.agent.config import ExtensionSettings, LoadedSettings, Settings, load_settings
+from gosling.agent.hooks.config import HookConfig
 from gosling.agent.provider_choice import choose_provider
 from gosling.agent.sandbox import SandboxChoice, choose_sandbox
 from gosling.agent.sandbox.choice import project_root
@@ -183,8 +184,29 @@ async def build_runtime(
         config=settings,
         working_dir=working_dir,
         approver=approver,
+        hooks=_hooks(loaded, working_dir, trust_project, on_warning),
+        transcripts_dir=dirs.state / "transcripts",
     )
     return Runtime(settings, provider, store, tools, agent, sandbox)
+
+
+def _hooks(
+    loaded: LoadedSettings,
+    working_dir: Path,
+    trust_project: bool,
+    on_warning: Callable[[str], None] | None,
+) -> HookConfig:
+    """Every configured hook; a settings file that cannot be used is one warning each."""
+    if not loaded.hook_layers and not loaded.settings.hook_settings:
+        return HookConfig()
+    from gosling.agent.hooks.sources import collect_hooks
+
+    found = collect_hooks(loaded, working_dir, trust_project=trust_project)
+    for problem in found.problems:
+        logging.getLogger(__name__).info("%s", problem)
+        if on_warning is not None:
+            on_warning(problem)
+    return found
 
 
 def _project_mcp_servers(

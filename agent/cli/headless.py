@@ -21,6 +21,8 @@ from gosling.agent.events import (
     CompactionStarted,
     Event,
     HintsLoaded,
+    HookDecided,
+    HookFailed,
     MessageAdded,
     Notice,
     PermissionRequest,
@@ -32,7 +34,8 @@ from gosling.agent.events import (
 from gosling.redact import redact, redact_json
 
 OutputFormat = Literal["text", "json", "stream-json"]
-ERROR_STOP_REASONS = frozenset({"error", "context_exceeded"})
+ERROR_STOP_REASONS = frozenset({"error", "context_exceeded", "hook_blocked"})
+_SHOWN_HOOK_DECISIONS = frozenset({"deny", "ask", "block", "stop"})
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ class RunInfo:
     """None when the model's price is unknown."""
     sandbox: str | None = None
     """Where tool processes ran: off, read-only or workspace-write."""
+    hook_decisions: tuple[dict[str, Any], ...] = ()
+    """Every hook that ran and what it decided (`HookDecided` events)."""
 
 
 def result_payload(
@@ -67,6 +72,7 @@ def result_payload(
         "permission_denied": finished.permission_denied,
         "error": finished.error,
         "sandbox": info.sandbox,
+        "hook_decisions": list(info.hook_decisions),
     }
 
 
@@ -84,18 +90,27 @@ class HeadlessRenderer:
         self.err = stderr or sys.stderr
         self.quiet = quiet
         self._pending_text = ""
+        self.hook_decisions: list[dict[str, Any]] = []
+        """What every hook decided, for the result (`RunInfo.hook_decisions`)."""
 
     def start(self, info: dict[str, Any]) -> None:
         if self.format == "stream-json":
             self._emit({"v": 1, "type": "init", **info})
 
     def event(self, event: Event) -> None:
+        if isinstance(event, HookDecided):
+            decision = event.to_json()
+            for key in ("v", "type"):
+                decision.pop(key)
+            self.hook_decisions.append(decision)
         if self.format == "stream-json":
             if not isinstance(event, TurnFinished):
                 self._emit(event.to_json())
             return
         if self.format == "text" and not self.quiet:
             self._progress(event)
+        elif isinstance(event, HookFailed):
+            self.note(f"warning: {event.text}")
 
     def finish(
         self, session_id: str | None, finished: TurnFinished, info: RunInfo | None = None
@@ -148,6 +163,10 @@ class HeadlessRenderer:
             err.write(f"⋯ loaded hints from {', '.join(event.directories)}\n")
         elif isinstance(event, Notice):
             err.write(f"note: {event.text}\n")
+        elif isinstance(event, HookDecided) and event.decision in _SHOWN_HOOK_DECISIONS:
+            what = f" {event.tool_name}" if event.tool_name else ""
+            reason = event.reason.splitlines()[0] if event.reason else ""
+            err.write(f"  ⚑ {event.event} hook: {event.decision}{what}: {reason}\n")
         err.flush()
 
 

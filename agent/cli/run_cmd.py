@@ -272,6 +272,8 @@ async def _run(request: RunRequest) -> int:
         finished = await _drive(
             agent.reply(session, request.prompt), renderer, Spinner(renderer.err)
         )
+        for event in await agent.end_session(session, "other"):
+            renderer.event(event)
         session.release()
     finally:
         await runtime.aclose()
@@ -282,6 +284,7 @@ async def _run(request: RunRequest) -> int:
         duration_ms=round((time.monotonic() - started) * 1000),
         total_cost_usd=cost_usd(model, finished.usage, model_prices(runtime.settings)),
         sandbox=runtime.sandbox.used,
+        hook_decisions=tuple(renderer.hook_decisions),
     )
     renderer.finish(session.id, finished, info)
     if request.last_message_file is not None:
@@ -348,7 +351,11 @@ async def _drive(events: Any, renderer: Any, spinner: Any) -> Any:
 def _exit_code(finished: Any) -> int:
     if finished.stop_reason == "cancelled":
         return EXIT_INTERRUPTED
-    if finished.stop_reason in ("error", "context_exceeded"):  # see ERROR_STOP_REASONS
+    if finished.stop_reason in (
+        "error",
+        "context_exceeded",
+        "hook_blocked",
+    ):  # see ERROR_STOP_REASONS
         return EXIT_ERROR
     if finished.stop_reason == "max_turns":
         return EXIT_MAX_TURNS
