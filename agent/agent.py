@@ -11,12 +11,12 @@ lives on its `AgentSession`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gosling.agent.config import Settings
 from gosling.agent.context_pipeline import ContextPipeline
@@ -64,6 +64,9 @@ from gosling.providers import ThinkingDelta as ModelThinkingDelta
 from gosling.sessions.errors import SessionStoreError
 from gosling.sessions.store import SessionStore
 
+if TYPE_CHECKING:
+    from gosling.agent.telemetry.spans import Tracing
+
 INTERRUPTED_NOTE = "(The user interrupted this turn before I replied.)"
 
 
@@ -98,8 +101,11 @@ class Agent:
         clock: Callable[[], datetime] | None = None,
         hooks: HookConfig | None = None,
         transcripts_dir: Path | None = None,
+        tracing: Tracing | None = None,
     ) -> None:
-        self.provider = provider
+        self.tracing = tracing
+        """OpenTelemetry spans of every turn (None: tracing is off, nothing is imported)."""
+        self.provider = tracing.wrap(provider) if tracing is not None else provider
         self.hooks = hooks or HookConfig()
         """Hooks every session of this agent runs (`transcripts_dir`: where their
         `transcript_path` files go)."""
@@ -213,8 +219,15 @@ class Agent:
 
     # -- one turn -------------------------------------------------------------------------------
 
-    async def reply(self, session: AgentSession, text: str | Message) -> AsyncIterator[Event]:
-        """Answer `text` (or a whole user message); the last event is always `TurnFinished`."""
+    def reply(self, session: AgentSession, text: str | Message) -> AsyncGenerator[Event]:
+        """Answer `text` (or a whole user message); the last event is always `TurnFinished`.
+        With tracing on, the same events pass through the turn's spans."""
+        events = self._reply(session, text)
+        if self.tracing is not None:
+            return self.tracing.turn(session, self.provider, events)
+        return events
+
+    async def _reply(self, session: AgentSession, text: str | Message) -> AsyncGenerator[Event]:
         user = text if isinstance(text, Message) else Message.user(text)
         turn = _Turn(started=self.clock())
         runner = ToolRunner(
@@ -393,6 +406,8 @@ class Agent:
 
     async def switch_provider(self, session: AgentSession, provider: Provider) -> None:
         """Talk to another model from the next call on (`/model`)."""
+        if self.tracing is not None:
+            provider = self.tracing.wrap(provider)
         self.provider = provider
         await session.pipeline.switch_provider(provider)
 

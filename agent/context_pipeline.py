@@ -226,15 +226,20 @@ class ContextPipeline:
                         self.trimmer.count_call()
                     elif self.trimmer.summaries_pay(session, ids):
                         self.pairs.schedule(current, ids)
+        sizes: tuple[int | None, int | None] = (None, None)
+        if flips or appended:
+            before = self.size.measure(session.view.request_messages(messages))[0]
         if flips or appended or usage:
             session.commit(metadata=flips, append=appended, usage=usage)
+        if flips or appended:
+            sizes = (before, self.size.measure(session.view.request_messages(messages))[0])
         events: list[Event] = []
         if trimmed.masked:
-            events.append(ContextTrimmed("mask", list(trimmed.masked)))
+            events.append(ContextTrimmed("mask", list(trimmed.masked), *sizes))
         if trimmed.folded:
-            events.append(ContextTrimmed("fold", list(trimmed.folded)))
+            events.append(ContextTrimmed("fold", list(trimmed.folded), *sizes))
         if summarized:
-            events.append(ContextTrimmed("summarize", summarized))
+            events.append(ContextTrimmed("summarize", summarized, *sizes))
         return events
 
     def check(self, view: Sequence[Message]) -> ContextCheck:

@@ -132,6 +132,9 @@ class ContextTrimmed(Event):
     type: ClassVar[str] = "context_trimmed"
     strategy: Literal["mask", "fold", "summarize"]
     tool_ids: list[str] = field(default_factory=list)
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+    """The context's size before and after the step (local estimates)."""
 
 
 @dataclass(frozen=True)

@@ -277,6 +277,8 @@ async def _run(request: RunRequest) -> int:
         session.release()
     finally:
         await runtime.aclose()
+        if agent.tracing is not None:
+            agent.tracing.flush()  # every span is exported before the process may exit
     model = runtime.provider.model_config.model
     info = RunInfo(
         provider=runtime.provider.name,
@@ -371,9 +373,11 @@ async def run_json(
     name: str = "",
     extensions: tuple[str, ...] = (),
     working_dir: Path | None = None,
+    trace_link: str | None = None,
 ) -> int:
     """`gosling run --output-format json` in-process: the result object on stdout, errors on
-    stderr, the exit code returned. `gosling batch` workers run every task through this."""
+    stderr, the exit code returned. `gosling batch` workers run every task through this
+    (`trace_link`: the batch's span, which every turn's trace links to)."""
     from gosling.agent.runtime import RunExtras
 
     request = RunRequest(
@@ -387,6 +391,6 @@ async def run_json(
         quiet=True,
         working_dir=working_dir,
         last_message_file=None,
-        extras=RunExtras(),
+        extras=RunExtras(trace_link=trace_link),
     )
     return await _run(request)
