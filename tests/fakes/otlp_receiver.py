@@ -126,13 +126,14 @@ class OtlpReceiver:
 
         receiver = self
 
-        class Service(trace_service_pb2_grpc.TraceServiceServicer):  # type: ignore[misc]
+        class Service(trace_service_pb2_grpc.TraceServiceServicer):
             def Export(self, request: Any, context: Any) -> Any:
                 receiver._add(_spans(request))
                 return trace_service_pb2.ExportTraceServiceResponse()
 
         self._grpc = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(Service(), self._grpc)
+        add = trace_service_pb2_grpc.add_TraceServiceServicer_to_server
+        add(Service(), self._grpc)  # type: ignore[no-untyped-call]
         port = self._grpc.add_insecure_port("127.0.0.1:0")
         self._grpc.start()
         self.endpoint = f"http://127.0.0.1:{port}"
