@@ -423,6 +423,8 @@ class Agent:
         session.commit(metadata=flips, context_tokens=0)
         session.pipeline.cleared()
         session.hints = SubdirectoryHintTracker(self.config.context_file_names)
+        if session.hooks is not None:
+            session.hooks.started, session.hooks.start_source = False, "clear"
 
     async def compact(
         self,

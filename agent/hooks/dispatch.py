@@ -56,6 +56,8 @@ class SessionHooks:
         self.transcripts = transcripts
         self.reported: set[tuple[str, str]] = set()
         self.started = False
+        self.start_source: str | None = None
+        """SessionStart's `source` when it is not startup or resume (`clear`)."""
         self.stop_hook_active = False
         self._transcript: TranscriptFile | None = None
         self._fallback_id = str(uuid.uuid4())

@@ -49,7 +49,8 @@ class PromptGate:
         hooks.stop_hook_active = False
         if not hooks.started:
             hooks.started = True
-            source = "resume" if session.messages else "startup"
+            source = hooks.start_source or ("resume" if session.messages else "startup")
+            hooks.start_source = None
             start = await hooks.fire(
                 session, "SessionStart", {"source": source, "model": model}, (source,)
             )

@@ -24,7 +24,7 @@ from gosling.agent.cli.interactive.render import INTERRUPTED_TEXT, Renderer
 from gosling.agent.cli.interactive.status import StatusInfo, status_text
 from gosling.agent.cli.interactive.terminal import Terminal
 from gosling.agent.cli.interactive.transcript import COMMAND_KIND, recent_exchanges
-from gosling.agent.events import Event
+from gosling.agent.events import Event, Notice
 from gosling.conversation import Message, ToolRequest
 
 if TYPE_CHECKING:
@@ -161,6 +161,9 @@ class InteractiveSession:
         """Stop the session's background work and release it; an untouched new session is
         not kept."""
         if self._session is not None:
+            for event in await self.agent.end_session(self._session, "prompt_input_exit"):
+                if isinstance(event, Notice):
+                    self.renderer.note(event.text)
             await self._session.pipeline.close()
             kept = self._discard_if_empty(self._session)
             if kept and self._session.id is not None:
