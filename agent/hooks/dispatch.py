@@ -59,6 +59,8 @@ class SessionHooks:
         self.start_source: str | None = None
         """SessionStart's `source` when it is not startup or resume (`clear`)."""
         self.stop_hook_active = False
+        self.stop_blocks = 0
+        """Times Stop hooks kept the current turn going."""
         self._transcript: TranscriptFile | None = None
         self._fallback_id = str(uuid.uuid4())
 

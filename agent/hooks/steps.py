@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 
 HOOK_CONTEXT_KIND = "hook_context"
 STOP_FEEDBACK = "A Stop hook asked you to keep going:\n{reason}"
+MAX_STOP_BLOCKS = 10
+"""Times Stop hooks may keep one turn going; a hook that always blocks cannot spend the
+whole `max_turns` budget."""
+STOP_LIMIT = "Stop hooks kept this turn going {count} times; stopping it here."
 POST_TOOL_FEEDBACK = "A PostToolUse hook says: {reason}"
 
 
@@ -47,6 +51,7 @@ class PromptGate:
         if hooks is None:
             return
         hooks.stop_hook_active = False
+        hooks.stop_blocks = 0
         if not hooks.started:
             hooks.started = True
             source = hooks.start_source or ("resume" if session.messages else "startup")
@@ -84,6 +89,13 @@ async def stop_feedback(
     if outcome.stop_reason is not None or not outcome.blocked:
         hooks.stop_hook_active = False
         return None, outcome.stop_reason
+    hooks.stop_blocks += 1
+    if hooks.stop_blocks > MAX_STOP_BLOCKS:
+        from gosling.agent.events import Notice
+
+        hooks.stop_hook_active = False
+        events.append(Notice(STOP_LIMIT.format(count=MAX_STOP_BLOCKS)))
+        return None, None
     hooks.stop_hook_active = True
     text = STOP_FEEDBACK.format(reason=outcome.reason)
     return Message.user(text).agent_only().with_kind(HOOK_CONTEXT_KIND), None
