@@ -316,7 +316,7 @@ def test_every_event_runs_a_hook(repo: Path, scripts: Path, server: FakeLLMServe
             usage=FakeUsage(input_tokens=30_000, output_tokens=20),
         ),
         Turn(text=SUMMARY_TEXT),
-        tool("developer__shell", command="echo needs approval"),
+        tool("developer__shell", command="touch needs-approval"),
         Turn(text="All done."),
     )
     env = gosling_env(GOSLING_AUTO_COMPACT_THRESHOLD="0.5")
