@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from gosling.batch import results as results_module
 from gosling.batch.results import OutputDir
 from gosling.batch.scheduler import Finished, Lost
 from tests.batch.helpers import gosling_batch, write_tasks
@@ -53,7 +52,7 @@ def test_a_result_line_is_synced_before_the_task_counts_as_done(
             synced.append(out.results_path.read_text())
         real_fsync(fd)
 
-    monkeypatch.setattr(results_module.os, "fsync", fsync)
+    monkeypatch.setattr(os, "fsync", fsync)
     line = out.record("t1", {"task_id": "t1", "exit_code": 0}, None, "log")
     assert synced == [json.dumps(line) + "\n"]
 
