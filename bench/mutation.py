@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -122,12 +123,26 @@ def _toml_list(items: tuple[str, ...]) -> str:
     return "[" + ", ".join(json.dumps(item) for item in items) + "]"
 
 
+def _test_command(area: Area) -> list[str]:
+    return [
+        "env",
+        "PYTHONDONTWRITEBYTECODE=1",  # a cached .pyc of the unmutated file must not load
+        "nice",
+        "-n",
+        "10",
+        sys.executable,
+        "-m",
+        "pytest",
+        "-x",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        *area.tests,
+    ]
+
+
 def _config(area: Area, timeout: float) -> str:
-    tests = " ".join(area.tests)
-    command = (
-        "env PYTHONDONTWRITEBYTECODE=1 "  # a cached .pyc of the unmutated file must not load
-        f"nice -n 10 {sys.executable} -m pytest -x -q -p no:cacheprovider -p no:randomly {tests}"
-    )
+    command = " ".join(shlex.quote(word) for word in _test_command(area))
     return (
         "[cosmic-ray]\n"
         f"module-path = {_toml_list(area.modules)}\n"
@@ -178,6 +193,10 @@ def measure(name: str, area: Area, timeout: float = 600.0) -> dict[str, Any]:
     ).stdout
     if dirty:
         raise SystemExit(f"commit or stash your changes to {' '.join(area.modules)} first")
+    baseline = subprocess.run(_test_command(area), cwd=ROOT, capture_output=True, text=True)
+    if baseline.returncode != 0:  # else every mutant would count as killed
+        tail = "\n".join(baseline.stdout.splitlines()[-15:])
+        raise SystemExit(f"{name}: the area's tests fail without any mutant:\n{tail}")
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"mutate-{name}-") as tmp:
         backup = Path(tmp) / "originals"
