@@ -5,6 +5,9 @@
     python3 dev.py run -- ARGS...  install, then `gosling ARGS...`
     python3 dev.py test            install with dev extras, then ruff, mypy --strict and pytest
     python3 dev.py bench [ARGS...] install, then run the benchmark suite
+    python3 dev.py mutate [AREA...]
+                                   install with the mutate extra, then measure how many
+                                   mutants each area's tests kill (slow; see bench/mutation.py)
     python3 dev.py install [--link] [--force]
                                    install, then put `gosling` on your PATH (pipx, uv tool,
                                    or with --link or neither a link in your bin dir to .venv),
@@ -237,7 +240,7 @@ def install(link_only: bool = False, force: bool = False) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"run", "test", "bench", "install"}:
+    if not argv or argv[0] not in {"run", "test", "bench", "install", "mutate"}:
         print(__doc__, file=sys.stderr)
         return 2
     job, rest = argv[0], argv[1:]
@@ -252,6 +255,9 @@ def main(argv: list[str]) -> int:
     if job == "bench":
         _ensure_env("dev")
         return _run([str(PY), "-m", "bench", *rest])
+    if job == "mutate":
+        _ensure_env("dev,mutate")
+        return _run([str(PY), "-m", "bench.mutation", *rest])
     _ensure_env("")
     if rest[:1] == ["--"]:
         return _run([str(BIN / "gosling"), *rest[1:]])

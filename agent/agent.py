@@ -11,12 +11,12 @@ lives on its `AgentSession`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gosling.agent.config import Settings
 from gosling.agent.context_pipeline import ContextPipeline
@@ -33,6 +33,8 @@ from gosling.agent.events import (
     TurnFinished,
     UsageUpdate,
 )
+from gosling.agent.hooks.config import HookConfig
+from gosling.agent.hooks.steps import PromptGate
 from gosling.agent.permissions import (
     PermissionMode,
     PermissionSettings,
@@ -62,7 +64,14 @@ from gosling.providers import ThinkingDelta as ModelThinkingDelta
 from gosling.sessions.errors import SessionStoreError
 from gosling.sessions.store import SessionStore
 
+if TYPE_CHECKING:
+    from gosling.agent.telemetry.spans import Tracing
+
 INTERRUPTED_NOTE = "(The user interrupted this turn before I replied.)"
+
+
+class _TurnOver(Exception):
+    """A hook ended the turn before the model was called."""
 
 
 @dataclass
@@ -90,8 +99,17 @@ class Agent:
         approver: Approver | None = None,
         counter: TokenCounter | None = None,
         clock: Callable[[], datetime] | None = None,
+        hooks: HookConfig | None = None,
+        transcripts_dir: Path | None = None,
+        tracing: Tracing | None = None,
     ) -> None:
-        self.provider = provider
+        self.tracing = tracing
+        """OpenTelemetry spans of every turn (None: tracing is off, nothing is imported)."""
+        self.provider = tracing.wrap(provider) if tracing is not None else provider
+        self.hooks = hooks or HookConfig()
+        """Hooks every session of this agent runs (`transcripts_dir`: where their
+        `transcript_path` files go)."""
+        self.transcripts_dir = transcripts_dir
         self.tools = tools or ExtensionManager()
         self.store = session_store
         self.config = config or Settings()
@@ -132,7 +150,26 @@ class Agent:
             context_tokens=context_tokens,
         )
         session.pipeline.resumed(session, context_tokens)
+        if self.hooks.hooks:
+            from gosling.agent.hooks.dispatch import SessionHooks
+            from gosling.agent.sandbox.choice import project_root
+
+            session.hooks = SessionHooks(
+                self.hooks,
+                working_dir=self.working_dir,
+                project_dir=project_root(self.working_dir),
+                mode=lambda: self.permissions.mode.value,
+                transcripts=self.transcripts_dir,
+            )
         return session
+
+    async def end_session(self, session: AgentSession, reason: str = "other") -> list[Event]:
+        """SessionEnd hooks (`reason`: clear, logout, prompt_input_exit, other); their
+        events, for the caller to show. Nothing they answer can keep the session open."""
+        if session.hooks is None or not session.hooks.wants("SessionEnd"):
+            return []
+        outcome = await session.hooks.fire(session, "SessionEnd", {"reason": reason}, (reason,))
+        return outcome.events
 
     def new_session(self, name: str = "") -> AgentSession:
         """A fresh session, stored when the agent has a store."""
@@ -182,8 +219,15 @@ class Agent:
 
     # -- one turn -------------------------------------------------------------------------------
 
-    async def reply(self, session: AgentSession, text: str | Message) -> AsyncIterator[Event]:
-        """Answer `text` (or a whole user message); the last event is always `TurnFinished`."""
+    def reply(self, session: AgentSession, text: str | Message) -> AsyncGenerator[Event]:
+        """Answer `text` (or a whole user message); the last event is always `TurnFinished`.
+        With tracing on, the same events pass through the turn's spans."""
+        events = self._reply(session, text)
+        if self.tracing is not None:
+            return self.tracing.turn(session, self.provider, events)
+        return events
+
+    async def _reply(self, session: AgentSession, text: str | Message) -> AsyncGenerator[Event]:
         user = text if isinstance(text, Message) else Message.user(text)
         turn = _Turn(started=self.clock())
         runner = ToolRunner(
@@ -194,13 +238,25 @@ class Agent:
             self.approver,
             session_messages=lambda: session.messages,
             session_id=session.id,
+            session=session,
         )
         stop: StopReason = "end_turn"
         error: str | None = None
         prefix = self.request_prefix(session)
         try:
-            session.append(user)  # inside: a store that cannot save it ends the turn cleanly
-            yield MessageAdded(user)
+            gate = PromptGate()
+            async for event in gate.run(session, user, self.provider.model_config.model):
+                yield event
+            if gate.blocked is not None:
+                stop, error = "hook_blocked", gate.blocked
+                raise _TurnOver
+            # inside the try: a store that cannot save it ends the turn cleanly
+            session.append(user, *gate.messages)
+            for message in (user, *gate.messages):
+                yield MessageAdded(message)
+            if gate.stop_reason is not None:
+                stop, error = "hook_stopped", gate.stop_reason
+                raise _TurnOver
             while True:
                 if turn.calls >= self.config.max_turns:
                     stop = "max_turns"
@@ -213,6 +269,12 @@ class Agent:
                 assert reply is not None
                 requests = reply.tool_requests
                 if not requests:
+                    if session.hooks is None:
+                        break
+                    async for event in self._stop_hooks(session, reply):
+                        yield event
+                    if session.hooks.stop_hook_active:
+                        continue
                     break
                 turn.tool_calls += len(requests)
                 async for event in runner.run(requests):
@@ -220,8 +282,13 @@ class Agent:
                 results = runner.response_message(requests)
                 session.append(results)
                 yield MessageAdded(results)
+                if runner.stop_reason is not None:
+                    stop, error = "hook_stopped", runner.stop_reason
+                    break
                 async for event in self._subdirectory_hints(session, requests):
                     yield event
+        except _TurnOver:
+            pass
         except asyncio.CancelledError:
             stop = "cancelled"
             for message in self._answer_interrupted(session, turn, runner):
@@ -236,6 +303,19 @@ class Agent:
         yield TurnFinished(stop, turn.calls, final, turn.usage, runner.denied, error)
 
     # -- steps ----------------------------------------------------------------------------------
+
+    async def _stop_hooks(self, session: AgentSession, reply: Message) -> AsyncIterator[Event]:
+        """Stop hooks; a block stores their feedback so the loop goes on
+        (`session.hooks.stop_hook_active`)."""
+        from gosling.agent.hooks.steps import stop_feedback
+
+        events: list[Event] = []
+        feedback, _ = await stop_feedback(session, reply, events)
+        for event in events:
+            yield event
+        if feedback is not None:
+            session.append(feedback)
+            yield MessageAdded(feedback)
 
     async def _call_model(
         self, session: AgentSession, turn: _Turn, prefix: RequestPrefix
@@ -326,6 +406,8 @@ class Agent:
 
     async def switch_provider(self, session: AgentSession, provider: Provider) -> None:
         """Talk to another model from the next call on (`/model`)."""
+        if self.tracing is not None:
+            provider = self.tracing.wrap(provider)
         self.provider = provider
         await session.pipeline.switch_provider(provider)
 
@@ -341,6 +423,8 @@ class Agent:
         session.commit(metadata=flips, context_tokens=0)
         session.pipeline.cleared()
         session.hints = SubdirectoryHintTracker(self.config.context_file_names)
+        if session.hooks is not None:
+            session.hooks.started, session.hooks.start_source = False, "clear"
 
     async def compact(
         self,

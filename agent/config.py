@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from gosling.agent.hooks.config import HookTable, validate_table
 from gosling.agent.sandbox.policy import STRICTNESS, SandboxMode
 from gosling.context_mgmt.masking import MASK_KEEP_LAST
 from gosling.context_mgmt.trim_plan import MASK_KEEP_TOKENS, TRIM_PATIENCE
@@ -93,6 +94,21 @@ class ModelOverride(BaseModel):
     """How the provider caches this model's prompts, for cost figures: `family`
     (anthropic, openai, none) and the ratios to one new input token (`read`, `write`,
     `output`), `min_tokens`, `block_tokens`; unset fields come from the family and price."""
+
+
+class TelemetrySettings(BaseModel):
+    """Where traces go; the standard `OTEL_*` variables win over these."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    endpoint: str | None = None
+    """OTLP endpoint (`http://localhost:4318` for HTTP, `http://localhost:4317` for gRPC);
+    unset and no `OTEL_EXPORTER_OTLP_ENDPOINT`: no traces, and no OpenTelemetry import."""
+    protocol: Literal["http/protobuf", "grpc"] | None = None
+    """Unset: `OTEL_EXPORTER_OTLP_PROTOCOL`, else http/protobuf."""
+    capture_content: bool = False
+    """Put prompts, replies and tool arguments (redacted) on spans, like
+    `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`."""
 
 
 class Settings(BaseModel):
@@ -180,6 +196,17 @@ class Settings(BaseModel):
     first_byte_timeout: float = Field(default=120.0, gt=0)
     """Seconds to wait for a model call's response to start."""
 
+    hooks: HookTable = Field(default_factory=dict)
+    """Commands run at events of a session, in Claude Code's shape: `[[hooks.PreToolUse]]`
+    with `matcher = "Bash"` and `[[hooks.PreToolUse.hooks]]` with `command` and `timeout`.
+    The user's and a trusted project's hooks all run (`gosling hooks` lists them)."""
+    hook_settings: list[str] = Field(default_factory=list)
+    """Claude Code `settings.json` files whose `hooks` also run, e.g.
+    `["~/.claude/settings.json"]`; a relative path is the project's (run once it is trusted)."""
+    telemetry: TelemetrySettings = Field(default_factory=lambda: TelemetrySettings())
+    """`[telemetry]`: OpenTelemetry traces (off unless an endpoint is set here or in
+    `OTEL_EXPORTER_OTLP_ENDPOINT`)."""
+
 
 FIELD_NAMES = tuple(Settings.model_fields)
 
@@ -216,6 +243,8 @@ class LoadedSettings:
     """Where each field's value came from: "default", a file path, an env var or a flag."""
     files: tuple[Path, ...]
     project: ProjectConfig | None = None
+    hook_layers: tuple[tuple[str, HookTable], ...] = ()
+    """Each layer's `hooks` with its origin (they add up rather than replace each other)."""
 
 
 def find_project_config(working_dir: Path) -> Path | None:
@@ -340,13 +369,15 @@ def load_settings(
 
     values: dict[str, Any] = {}
     sources = dict.fromkeys(FIELD_NAMES, "default")
-    for data, origin in layers:
+    hook_layers: list[tuple[str, HookTable]] = []
+    env = [(({key: value}), origin) for key, (value, origin) in _env_layer(environ).items()]
+    for data, origin in [*layers, *env]:
         if project_file is not None and origin == str(project_file):
             data = _without_sandbox_loosening(data, values, origin)
         for key, value in data.items():
+            if key == "hooks":
+                value = _added_hooks(values.get(key), value, origin, hook_layers)
             values[key], sources[key] = value, origin
-    for key, (value, origin) in _env_layer(environ).items():
-        values[key], sources[key] = value, origin
     for key, value in (flags or {}).items():
         if value is None:
             continue
@@ -355,7 +386,7 @@ def load_settings(
         values[key], sources[key] = value, f"flag --{key.replace('_', '-')}"
 
     settings = validate_settings(values, sources)
-    return LoadedSettings(settings, sources, tuple(files), project)
+    return LoadedSettings(settings, sources, tuple(files), project, tuple(hook_layers))
 
 
 _BOUNDS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
@@ -397,6 +428,21 @@ def validate_settings(values: Mapping[str, Any], sources: Mapping[str, str]) -> 
                 f"{where}: {key} = {first['input']} is out of range; it must be {limits}"
             ) from exc
         raise ConfigError(f"{where}: invalid value for {key!r}: {first['msg']}") from exc
+
+
+def _added_hooks(
+    below: Any, raw: Any, origin: str, hook_layers: list[tuple[str, HookTable]]
+) -> HookTable:
+    """The hooks of the layers so far plus `raw`'s (hooks add up across layers)."""
+    try:
+        table = validate_table(raw, origin)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
+    hook_layers.append((origin, table))
+    merged: HookTable = {event: list(groups) for event, groups in (below or {}).items()}
+    for event, groups in table.items():
+        merged[event] = [*merged.get(event, []), *groups]
+    return merged
 
 
 def _project_layer(

@@ -226,15 +226,20 @@ class ContextPipeline:
                         self.trimmer.count_call()
                     elif self.trimmer.summaries_pay(session, ids):
                         self.pairs.schedule(current, ids)
+        sizes: tuple[int | None, int | None] = (None, None)
+        if flips or appended:
+            before = self.size.measure(session.view.request_messages(messages))[0]
         if flips or appended or usage:
             session.commit(metadata=flips, append=appended, usage=usage)
+        if flips or appended:
+            sizes = (before, self.size.measure(session.view.request_messages(messages))[0])
         events: list[Event] = []
         if trimmed.masked:
-            events.append(ContextTrimmed("mask", list(trimmed.masked)))
+            events.append(ContextTrimmed("mask", list(trimmed.masked), *sizes))
         if trimmed.folded:
-            events.append(ContextTrimmed("fold", list(trimmed.folded)))
+            events.append(ContextTrimmed("fold", list(trimmed.folded), *sizes))
         if summarized:
-            events.append(ContextTrimmed("summarize", summarized))
+            events.append(ContextTrimmed("summarize", summarized, *sizes))
         return events
 
     def check(self, view: Sequence[Message]) -> ContextCheck:
@@ -326,6 +331,16 @@ class ContextPipeline:
         """Compact the session now (threshold, overflow or `/compact`). The retained estimate
         becomes the size of the context; if it is still over the threshold, the threshold
         check stands down until it is back under (one notice says so)."""
+        instructions: str | None = None
+        if session.hooks is not None:
+            from gosling.agent.hooks.steps import PreCompactGate
+
+            gate = PreCompactGate()
+            async for event in gate.run(session, trigger, focus):
+                yield event
+            if gate.waits:
+                return
+            instructions = gate.instructions
         before = self.size.measure(session.view.request_messages(session.messages))[0]
         yield CompactionStarted(trigger, before)
         result = await compact_messages(
@@ -334,6 +349,7 @@ class ContextPipeline:
             manual=trigger == "manual",
             focus=focus,
             counter=self.counter,
+            instructions=instructions,
         )
         hidden = set(result.hidden_ids)
         flips = {m.id: m.metadata for m in result.messages if m.id in hidden}
@@ -351,6 +367,12 @@ class ContextPipeline:
         for message in result.appended:
             yield MessageAdded(message)
         yield CompactionFinished(trigger, before, retained, result.summary.structured is not None)
+        if session.hooks is not None:
+            from gosling.agent.hooks.steps import compaction_context
+
+            summary = result.summary.message.text
+            async for event in compaction_context(session, trigger, summary, model):
+                yield event
         if self._standing_down:
             yield Notice(
                 STILL_OVER_NOTICE.format(

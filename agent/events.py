@@ -18,7 +18,14 @@ STREAM_JSON_VERSION = 1
 
 CompactionTrigger = Literal["threshold", "overflow", "manual"]
 StopReason = Literal[
-    "end_turn", "max_turns", "cancelled", "error", "permission_denied", "context_exceeded"
+    "end_turn",
+    "max_turns",
+    "cancelled",
+    "error",
+    "permission_denied",
+    "context_exceeded",
+    "hook_blocked",
+    "hook_stopped",
 ]
 
 
@@ -125,6 +132,26 @@ class ContextTrimmed(Event):
     type: ClassVar[str] = "context_trimmed"
     strategy: Literal["mask", "fold", "summarize"]
     tool_ids: list[str] = field(default_factory=list)
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+    """The context's size before and after the step (local estimates)."""
+
+
+@dataclass(frozen=True)
+class HookDecided(Event):
+    """A configured hook ran and what it decided (`decision`: none, allow, deny, ask, block,
+    context, stop or error); `--json` lists these under `hook_decisions`."""
+
+    type: ClassVar[str] = "hook"
+    event: str
+    command: str
+    source: str
+    decision: str
+    reason: str = ""
+    tool_name: str | None = None
+    tool_use_id: str | None = None
+    exit_code: int | None = None
+    duration_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -141,6 +168,11 @@ class Notice(Event):
 
     type: ClassVar[str] = "notice"
     text: str
+
+
+@dataclass(frozen=True)
+class HookFailed(Notice):
+    """A hook failed or timed out (said once per hook and session); the session goes on."""
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,16 @@ Shared by `gosling run` and `gosling session`, so both behave the same way.
 from __future__ import annotations
 
 import logging
+import os
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gosling.agent.agent import Agent
-from gosling.agent.config import ExtensionSettings, Settings, load_settings
+from gosling.agent.config import ExtensionSettings, LoadedSettings, Settings, load_settings
+from gosling.agent.hooks.config import HookConfig
 from gosling.agent.provider_choice import choose_provider
 from gosling.agent.sandbox import SandboxChoice, choose_sandbox
 from gosling.agent.sandbox.choice import project_root
@@ -31,6 +33,9 @@ from gosling.prompts.locations import UserDirs, user_dirs
 from gosling.providers import Provider
 from gosling.sessions import SqliteSessionStore
 
+if TYPE_CHECKING:
+    from gosling.agent.telemetry.spans import Tracing
+
 
 @dataclass(frozen=True)
 class RunExtras:
@@ -44,6 +49,8 @@ class RunExtras:
     """Deny rules added to the configured ones for this run."""
     mcp_configs: tuple[Path, ...] = ()
     """Claude Code-format JSON files of MCP servers to start."""
+    trace_link: str | None = None
+    """A `traceparent` this run's traces link to (a `gosling batch` task's batch span)."""
 
     def apply(self, settings: Settings) -> Settings:
         permissions = settings.permissions.model_copy(
@@ -183,8 +190,42 @@ async def build_runtime(
         config=settings,
         working_dir=working_dir,
         approver=approver,
+        hooks=_hooks(loaded, working_dir, trust_project, on_warning),
+        transcripts_dir=dirs.state / "transcripts",
+        tracing=_tracing(settings, extras.trace_link),
     )
     return Runtime(settings, provider, store, tools, agent, sandbox)
+
+
+def _tracing(settings: Settings, link: str | None) -> Tracing | None:
+    """OpenTelemetry for this run, or None (then none of it is imported)."""
+    from gosling.agent.telemetry.settings import LINK_VAR, trace_settings
+
+    config = trace_settings(settings.telemetry)
+    if config is None:
+        return None
+    from gosling.agent.telemetry.spans import Tracing
+
+    return Tracing(config, link=link or os.environ.get(LINK_VAR))
+
+
+def _hooks(
+    loaded: LoadedSettings,
+    working_dir: Path,
+    trust_project: bool,
+    on_warning: Callable[[str], None] | None,
+) -> HookConfig:
+    """Every configured hook; a settings file that cannot be used is one warning each."""
+    if not loaded.hook_layers and not loaded.settings.hook_settings:
+        return HookConfig()
+    from gosling.agent.hooks.sources import collect_hooks
+
+    found = collect_hooks(loaded, working_dir, trust_project=trust_project)
+    for problem in found.problems:
+        logging.getLogger(__name__).info("%s", problem)
+        if on_warning is not None:
+            on_warning(problem)
+    return found
 
 
 def _project_mcp_servers(

@@ -25,6 +25,7 @@ from gosling.sessions.store import SessionStore
 
 if TYPE_CHECKING:
     from gosling.agent.context_pipeline import ContextPipeline
+    from gosling.agent.hooks.dispatch import SessionHooks
     from gosling.agent.system_prompt import RequestPrefix
 
 
@@ -58,6 +59,8 @@ class AgentSession:
     prefix: RequestPrefix | None = None
     """The system prompt and tool schemas this session's requests carry (built on its first
     turn, rebuilt when the permission mode or the extensions change)."""
+    hooks: SessionHooks | None = None
+    """The session's configured hooks; None when there are none (nothing runs for them)."""
 
     def __post_init__(self) -> None:
         self.view = ContextView(self.counter, self.pipeline.present)

@@ -12,13 +12,18 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gosling.agent.events import Event, PermissionRequest, ToolCall, ToolResult
+from gosling.agent.hooks.outcome import NO_OUTCOME, HookOutcome, pre_tool_refusal
 from gosling.agent.permissions import PermissionMode, PermissionSettings, Verdict, decide
 from gosling.agent.tools.base import ExtensionData, ToolContext
 from gosling.agent.tools.manager import ExtensionManager
 from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
 from gosling.redact import redact
+
+if TYPE_CHECKING:
+    from gosling.agent.session import AgentSession
 
 Approver = Callable[[ToolRequest, str], Awaitable[bool]]
 """Asks the user about one call; returns True to run it."""
@@ -41,17 +46,26 @@ class ToolRunner:
     approver: Approver | None = None
     session_messages: Callable[[], Sequence[Message]] | None = None
     session_id: str | None = None
+    session: AgentSession | None = None
+    """The session whose hooks run around each call (PreToolUse, PostToolUse, Notification)."""
     responses: dict[str, ToolResponse] = field(default_factory=dict)
     denied: bool = False
     """True when a call was refused for lack of approval (headless `ask`)."""
+    stop_reason: str | None = None
+    """Set when a hook said `continue: false`: the turn ends after these calls."""
 
     async def run(self, requests: Sequence[ToolRequest]) -> AsyncIterator[Event]:
         """Decide, run and answer every request; the answers land in `responses`."""
         self.responses = {}
         allowed: list[ToolRequest] = []
+        before = await self._pre_tool_use(requests)
         for request in requests:
             yield ToolCall(request.id, request.name, dict(request.arguments))
-            refusal, events = await self._permission(request)
+            outcome = before[request.id]
+            for event in outcome.events:
+                yield event
+            self.stop_reason = self.stop_reason or outcome.stop_reason
+            refusal, events = await self._permission(request, outcome)
             for event in events:
                 yield event
             if refusal is None:
@@ -67,13 +81,16 @@ class ToolRunner:
             session_id=self.session_id,
         )
         tasks = {
-            asyncio.ensure_future(self.manager.respond(request, ctx)): request
+            asyncio.ensure_future(self._respond(request, ctx, before[request.id])): request
             for request in allowed
         }
         try:
             for finished in asyncio.as_completed(list(tasks)):
-                response = redacted(await finished)
+                response, after = await finished
                 request = next(r for r in allowed if r.id == response.id)
+                for event in after.events:
+                    yield event
+                self.stop_reason = self.stop_reason or after.stop_reason
                 self.responses[response.id] = response
                 yield ToolResult(request.id, request.name, _preview(response), response.is_error)
         finally:
@@ -88,9 +105,40 @@ class ToolRunner:
         parts = [self.responses.get(r.id) or _error(r.id, CANCELLED_TEXT) for r in requests]
         return Message(role="user", content=tuple(parts))
 
-    async def _permission(self, request: ToolRequest) -> tuple[str | None, list[Event]]:
+    @property
+    def _hooked(self) -> bool:
+        return self.session is not None and self.session.hooks is not None
+
+    async def _pre_tool_use(self, requests: Sequence[ToolRequest]) -> dict[str, HookOutcome]:
+        """PreToolUse for every call at once (nothing is imported without hooks)."""
+        if not self._hooked:
+            return dict.fromkeys((r.id for r in requests), NO_OUTCOME)
+        from gosling.agent.hooks import steps
+
+        hooked = await steps.pre_tool_use(self.session, requests, self.working_dir)
+        return {r.id: outcome for r, outcome in zip(requests, hooked, strict=True)}
+
+    async def _respond(
+        self, request: ToolRequest, ctx: ToolContext, before: HookOutcome
+    ) -> tuple[ToolResponse, HookOutcome]:
+        """Run one call, then its PostToolUse hooks (which see the redacted result)."""
+        response = redacted(await self.manager.respond(request, ctx))
+        if not self._hooked:
+            return response, before
+        from gosling.agent.hooks import steps
+
+        return await steps.post_tool_use(self.session, request, response, self.working_dir, before)
+
+    async def _permission(
+        self, request: ToolRequest, hooked: HookOutcome
+    ) -> tuple[str | None, list[Event]]:
+        """Refusal text (None: run it) and events. A PreToolUse hook's block or `deny` wins;
+        its `allow` skips the mode's question but never a deny or ask rule; its `ask` asks."""
         if self.permissions.mode == PermissionMode.CHAT:
             return "Tools are disabled in chat mode.", []
+        refusal = pre_tool_refusal(hooked)
+        if refusal is not None:
+            return refusal, []
         decision = decide(
             request.name,
             request.arguments,
@@ -99,20 +147,38 @@ class ToolRunner:
             self.permissions.effective_rules(),
             self.working_dir,
         )
-        if decision.verdict == Verdict.ALLOW:
+        verdict, reason = decision.verdict, decision.reason
+        if verdict == Verdict.DENY:
+            return f"Permission denied: {reason}", []
+        by_rule = "rule '" in reason
+        if hooked.permission == "allow" and not (verdict == Verdict.ASK and by_rule):
             return None, []
-        if decision.verdict == Verdict.DENY:
-            return f"Permission denied: {decision.reason}", []
+        if hooked.permission == "ask" and verdict == Verdict.ALLOW:
+            verdict = Verdict.ASK
+            reason = f"a PreToolUse hook asks: {hooked.permission_reason or 'no reason given'}"
+        if verdict == Verdict.ALLOW:
+            return None, []
         args = dict(request.arguments)
         if self.approver is None:
             self.denied = True
-            event = PermissionRequest(request.id, request.name, args, decision.reason, False)
-            return HEADLESS_DENIAL.format(reason=decision.reason), [event]
-        granted = await self.approver(request, decision.reason)
-        event = PermissionRequest(request.id, request.name, args, decision.reason, granted)
+            events = await self._notify(
+                f"{request.name} needs approval ({reason}) and nobody can give it; refused",
+            )
+            event = PermissionRequest(request.id, request.name, args, reason, False)
+            return HEADLESS_DENIAL.format(reason=reason), [*events, event]
+        events = await self._notify(f"gosling needs your permission to use {request.name}")
+        granted = await self.approver(request, reason)
+        event = PermissionRequest(request.id, request.name, args, reason, granted)
         if granted:
-            return None, [event]
-        return "The user declined this tool call.", [event]
+            return None, [*events, event]
+        return "The user declined this tool call.", [*events, event]
+
+    async def _notify(self, message: str) -> list[Event]:
+        if not self._hooked:
+            return []
+        from gosling.agent.hooks import steps
+
+        return await steps.notify(self.session, message, "permission_prompt")
 
 
 def redacted(response: ToolResponse) -> ToolResponse:

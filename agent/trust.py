@@ -1,11 +1,12 @@
 """Folder trust: which project files the user has agreed to act on.
 
 A cloned repository is untrusted input. Its project-level files that can run code, move data
-or loosen safety (today `.gosling/config.toml`; any such file added later goes into
-`PROJECT_FILES`) count only once the user trusts the folder: `gosling trust DIR`, the prompt
-of `gosling session`, or `--trust-project` for one run. Trust is stored per real (resolved)
-project path with the sha256 of each file's content, in `<state dir>/trust.json` (written
-atomically, mode 0600); a changed, added or removed file makes the folder untrusted again.
+or loosen safety (`.gosling/config.toml`, `.mcp.json`, `.claude/settings.json`; any such file
+added later goes into `PROJECT_FILES`) count only once the user trusts the folder: `gosling
+trust DIR`, the prompt of `gosling session`, or `--trust-project` for one run. Trust is
+stored per real (resolved) project path with the sha256 of each file's content, in `<state
+dir>/trust.json` (written atomically, mode 0600); a changed, added or removed file makes the
+folder untrusted again.
 """
 
 from __future__ import annotations
@@ -22,7 +23,14 @@ from typing import Any
 
 PROJECT_MCP_FILE = Path(".mcp.json")
 """MCP servers a project declares in Claude Code's format; started only when trusted."""
-PROJECT_FILES: tuple[Path, ...] = (Path(".gosling") / "config.toml", PROJECT_MCP_FILE)
+PROJECT_CLAUDE_SETTINGS = Path(".claude") / "settings.json"
+"""Claude Code's project settings: its `hooks` run when the user's `hook_settings` names it
+and the folder is trusted."""
+PROJECT_FILES: tuple[Path, ...] = (
+    Path(".gosling") / "config.toml",
+    PROJECT_MCP_FILE,
+    PROJECT_CLAUDE_SETTINGS,
+)
 """Project files (relative to the project root) that are acted on only when trusted."""
 TRUST_FILE = "trust.json"
 _VERSION = 1

@@ -9,12 +9,15 @@ from __future__ import annotations
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from gosling.agent.cli.errors import EXIT_USAGE
 from gosling.agent.cli.options import MODES
+
+if TYPE_CHECKING:
+    from gosling.agent.telemetry.batch_span import BatchTrace
 
 
 def _limits(specs: tuple[str, ...]) -> dict[str, int]:
@@ -215,6 +218,16 @@ def batch_command(
         except RayUnavailable as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(1)
+    trace = _batch_trace(len(tasks), out.root)
+    defaults = RunDefaults(
+        provider,
+        model,
+        base_url,
+        mode,
+        max_turns,
+        timeout_s,
+        trace_link=trace.traceparent if trace is not None else None,
+    )
     scheduler = Scheduler(
         tasks,
         backend,
@@ -231,4 +244,29 @@ def batch_command(
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, interrupt)
     summary = scheduler.run()
+    if trace is not None:
+        trace.end(summary.exit_code)
     sys.exit(summary.exit_code)
+
+
+def _batch_trace(tasks: int, out_dir: Path) -> BatchTrace | None:
+    """The batch's own span, which every task's traces link to; None when tracing is off
+    (then nothing of OpenTelemetry is imported). The driver reads `[telemetry]` from the
+    user's config file with tomllib only: the full settings stay the workers' business."""
+    import tomllib
+
+    from gosling.agent.telemetry.settings import FileTelemetry, trace_settings
+    from gosling.prompts.locations import user_dirs
+
+    table: Any = {}
+    try:
+        text = (user_dirs().config / "config.toml").read_text(encoding="utf-8")
+        table = tomllib.loads(text).get("telemetry", {}) if "telemetry" in text else {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        pass
+    config = trace_settings(FileTelemetry.of(table))
+    if config is None:
+        return None
+    from gosling.agent.telemetry.batch_span import BatchTrace
+
+    return BatchTrace(config, tasks, out_dir)

@@ -46,6 +46,8 @@ class RunDefaults:
     mode: str | None = None
     max_turns: int | None = None
     timeout_s: float | None = None
+    trace_link: str | None = None
+    """The batch's span (`traceparent`): every task's traces link to it."""
 
 
 @dataclass(frozen=True)
@@ -218,7 +220,11 @@ def failure_payload(error: str, stop_reason: str = "error") -> dict[str, Any]:
 
 
 async def _headless(
-    task: TaskSpec, flags: dict[str, Any], work: Path, deadline: float | None
+    task: TaskSpec,
+    flags: dict[str, Any],
+    work: Path,
+    deadline: float | None,
+    defaults: RunDefaults | None = None,
 ) -> tuple[int, bool]:
     """The run's exit code, and whether the task's timeout cut it short."""
     from gosling.agent.cli.run_cmd import run_json
@@ -244,6 +250,7 @@ async def _headless(
             extensions=task.extensions,
             working_dir=work,
             origin="batch",
+            trace_link=defaults.trace_link if defaults is not None else None,
         )
     except asyncio.CancelledError:
         if not expired:
@@ -346,7 +353,7 @@ def run_task(job: Job, backoff: SharedBackoff | None = None) -> TaskOutcome:
         out = io.StringIO()
         with redirect_stdout(out), redirect_stderr(log), sharing_backoff(backoff):
             code, timed_out = asyncio.run(
-                _headless(task, _flags(task, job.defaults), work, deadline)
+                _headless(task, _flags(task, job.defaults), work, deadline, job.defaults)
             )
         payload = _last_json_object(out.getvalue()) or failure_payload(_last_line(log.getvalue()))
         if payload.get("session_id"):

@@ -106,11 +106,13 @@ async def compact_messages(
     focus: str | None = None,
     counter: TokenCounter | None = None,
     templates: CompactionTemplates | None = None,
+    instructions: str | None = None,
 ) -> CompactionResult:
     """Summarize `messages` and return them with the summary in place of the agent view.
 
     `focus` carries the user's instructions for what to keep (`/compact keep the API
-    decisions`); `templates` replaces the compaction and summary prompts. Errors from
+    decisions`), `instructions` extra rules for the summary (a PreCompact hook's);
+    `templates` replaces the compaction and summary prompts. Errors from
     summarizing propagate and leave the conversation unchanged.
     """
     if counter is None:
@@ -118,7 +120,14 @@ async def compact_messages(
 
         counter = default_counter()
     preserved_index = None if manual else _last_user_text_index(messages)
-    summary = await summarize(provider, messages, focus=focus, counter=counter, templates=templates)
+    summary = await summarize(
+        provider,
+        messages,
+        focus=focus,
+        counter=counter,
+        templates=templates,
+        instructions=instructions,
+    )
     mode = _mode(messages, preserved_index, manual)
 
     hidden_ids = tuple(m.id for m in messages if m.metadata.agent_visible)

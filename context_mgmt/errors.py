@@ -12,7 +12,12 @@ from typing import Literal
 from gosling.providers import ProviderError
 
 FailureReason = Literal[
-    "no_tool_responses", "exhausted", "empty_summary", "overflow_loop", "prompt_template"
+    "no_tool_responses",
+    "exhausted",
+    "empty_summary",
+    "overflow_loop",
+    "prompt_template",
+    "hook_blocked",
 ]
 
 

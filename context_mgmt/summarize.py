@@ -92,6 +92,7 @@ def render_compaction_prompt(
     modified_files: Sequence[str] = (),
     focus: str | None = None,
     templates: CompactionTemplates | None = None,
+    instructions: str | None = None,
 ) -> str:
     """The system prompt of a summarize call. A broken `compaction.md` (override or passed-in
     text) raises `CompactionFailed` naming it, so callers handle one kind of failure."""
@@ -101,6 +102,7 @@ def render_compaction_prompt(
             read_files="\n".join(read_files),
             modified_files="\n".join(modified_files),
             focus=(focus or "").strip(),
+            instructions=(instructions or "").strip(),
         )
     except PromptError as exc:
         raise CompactionFailed(f"Failed to compact: {exc}", reason="prompt_template") from exc
@@ -113,10 +115,12 @@ async def summarize(
     focus: str | None = None,
     counter: TokenCounter | None = None,
     templates: CompactionTemplates | None = None,
+    instructions: str | None = None,
 ) -> Summary:
     """Summarize the agent-visible `messages`.
 
-    `templates` replaces the compaction and summary prompts (default: the prompt files).
+    `templates` replaces the compaction and summary prompts (default: the prompt files);
+    `instructions` are extra rules for this summary (a PreCompact hook's).
 
     On `ContextLengthExceeded` the next rung of `REMOVAL_PERCENTAGES` leaves out more tool
     responses (a rung that would send the same prompt again is skipped). Raises
@@ -139,7 +143,12 @@ async def summarize(
             continue
         previous_size = len(kept)
         system = render_compaction_prompt(
-            kept, read_files=reads, modified_files=writes, focus=focus, templates=templates
+            kept,
+            read_files=reads,
+            modified_files=writes,
+            focus=focus,
+            templates=templates,
+            instructions=instructions,
         )
         requests += 1
         try:

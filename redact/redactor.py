@@ -217,13 +217,17 @@ class Redactor:
         return redacted
 
     def redact_value(self, value: Any) -> Any:
-        """A JSON-like value with every string (keys included) redacted."""
+        """A JSON-like value with every string (keys included) and number redacted."""
         if isinstance(value, str):
             return self.redact(value)
         if isinstance(value, dict):
             return {self.redact(str(k)): self.redact_value(v) for k, v in value.items()}
         if isinstance(value, list | tuple):
             return [self.redact_value(item) for item in value]
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            # A numeric credential (a PIN, an account number) is as secret as a string one.
+            redacted = self.redact(str(value))
+            return value if redacted == str(value) else redacted
         return value
 
 

@@ -1,16 +1,26 @@
-"""Guard rails for every test: a private GOSLING_HOME and no network beyond loopback."""
+"""Guard rails for every test: a private GOSLING_HOME, no network beyond loopback, and
+property tests that draw the same examples on every run and every machine."""
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from tests.fakes.fixtures import fake_llm, no_wait_retry, sleeps  # noqa: F401  (shared fixtures)
+
+# Seeded per test (from its name), with no example database: a property test fails on every
+# machine or on none, whatever ran before it. `HYPOTHESIS_PROFILE=explore` draws fresh
+# examples (and keeps the failing ones in .hypothesis/) when hunting for new bugs.
+settings.register_profile("seeded", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "seeded"))
 
 _real_connect = socket.socket.connect
 

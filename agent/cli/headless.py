@@ -25,6 +25,8 @@ from gosling.agent.events import (
     CompactionStarted,
     Event,
     HintsLoaded,
+    HookDecided,
+    HookFailed,
     MessageAdded,
     Notice,
     PermissionRequest,
@@ -36,7 +38,8 @@ from gosling.agent.events import (
 from gosling.redact import redact, redact_json
 
 OutputFormat = Literal["text", "json", "stream-json"]
-ERROR_STOP_REASONS = frozenset({"error", "context_exceeded"})
+ERROR_STOP_REASONS = frozenset({"error", "context_exceeded", "hook_blocked"})
+_SHOWN_HOOK_DECISIONS = frozenset({"deny", "ask", "block", "stop"})
 
 
 class HeadlessRenderer:
@@ -58,6 +61,8 @@ class HeadlessRenderer:
         self.quiet = quiet
         self.before_write = before_write
         self._pending_text = ""
+        self.hook_decisions: list[dict[str, Any]] = []
+        """What every hook decided, for the result (`RunOutcome.hook_decisions`)."""
         self.denials: list[Denial] = []
         """Tool calls refused in this run (the result's `permission_denials`)."""
         self.api_ms = 0.0
@@ -70,6 +75,11 @@ class HeadlessRenderer:
             self._emit({"v": 1, "type": "init", **info})
 
     def event(self, event: Event) -> None:
+        if isinstance(event, HookDecided):
+            decision = event.to_json()
+            for key in ("v", "type"):
+                decision.pop(key)
+            self.hook_decisions.append(decision)
         self._track(event)
         if self.format == "stream-json":
             if not isinstance(event, TurnFinished):
@@ -77,6 +87,8 @@ class HeadlessRenderer:
             return
         if self.format == "text" and not self.quiet:
             self._progress(event)
+        elif isinstance(event, HookFailed):
+            self.note(f"warning: {event.text}")
 
     def _track(self, event: Event) -> None:
         if isinstance(event, PermissionRequest) and event.granted is False:
@@ -154,4 +166,8 @@ class HeadlessRenderer:
             return f"⋯ loaded hints from {', '.join(event.directories)}"
         elif isinstance(event, Notice):
             return f"note: {event.text}"
+        elif isinstance(event, HookDecided) and event.decision in _SHOWN_HOOK_DECISIONS:
+            what = f" {event.tool_name}" if event.tool_name else ""
+            reason = event.reason.splitlines()[0] if event.reason else ""
+            return f"  ⚑ {event.event} hook: {event.decision}{what}: {reason}"
         return None

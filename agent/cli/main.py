@@ -46,6 +46,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "hints_command",
         "Show which hint files load for a directory.",
     ),
+    "hooks": (
+        "gosling.agent.cli.hooks_cmd",
+        "hooks_command",
+        "List the configured hooks and where each came from.",
+    ),
     "context": (
         "gosling.agent.cli.context_cmd",
         "context_group",

@@ -7,8 +7,8 @@ Claude Code's fields keep its names and meanings: `type` ("result"), `subtype` (
 (`input_tokens` without the cached part, `output_tokens`, `cache_creation_input_tokens`,
 `cache_read_input_tokens`) and `permission_denials` (`tool_name`, `tool_use_id`,
 `tool_input`). gosling's own fields use names Claude Code does not: `provider`, `model`,
-`stop_reason`, `error` (the message, or null), `sandbox`, `exit_code`. Other features add
-theirs beside these, never under a Claude Code name.
+`stop_reason`, `error` (the message, or null), `sandbox`, `exit_code`, `hook_decisions`.
+Other features add theirs beside these, never under a Claude Code name.
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ class RunOutcome:
     """None when the model's price is unknown."""
     sandbox: str | None = None
     exit_code: int = 0
+    hook_decisions: tuple[dict[str, Any], ...] = ()
+    """Every hook that ran and what it decided (`HookDecided` events)."""
 
 
 def subtype_of(stop_reason: str) -> Subtype:
@@ -113,6 +115,7 @@ def result_object(outcome: RunOutcome) -> dict[str, Any]:
             "error": outcome.error,
             "sandbox": outcome.sandbox,
             "exit_code": outcome.exit_code,
+            "hook_decisions": list(outcome.hook_decisions),
         }
     )
     return payload

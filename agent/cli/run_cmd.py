@@ -272,6 +272,8 @@ async def _run(request: RunRequest) -> int:
             }
         )
         finished = await _drive(agent.reply(session, request.prompt), renderer, spinner)
+        for event in await agent.end_session(session, "other"):
+            renderer.event(event)
         session.release()
         session_id = session.id
         if request.resume is None and _nothing_to_resume(runtime.store, session_id, finished):
@@ -280,6 +282,8 @@ async def _run(request: RunRequest) -> int:
             session_id = None
     finally:
         await runtime.aclose()
+        if agent.tracing is not None:
+            agent.tracing.flush()  # every span is exported before the process may exit
     code = _exit_code(finished)
     outcome = RunOutcome(
         finished.stop_reason,
@@ -294,6 +298,7 @@ async def _run(request: RunRequest) -> int:
         total_cost_usd=cost_usd(model, finished.usage, model_prices(runtime.settings)),
         exit_code=code,
         **known,
+        hook_decisions=tuple(renderer.hook_decisions),
     )
     renderer.finish(outcome)
     if request.last_message_file is not None:
@@ -371,7 +376,11 @@ async def _drive(events: Any, renderer: Any, spinner: Any) -> Any:
 def _exit_code(finished: Any) -> int:
     if finished.stop_reason == "cancelled":
         return EXIT_INTERRUPTED
-    if finished.stop_reason in ("error", "context_exceeded"):  # see ERROR_STOP_REASONS
+    if finished.stop_reason in (
+        "error",
+        "context_exceeded",
+        "hook_blocked",
+    ):  # see ERROR_STOP_REASONS
         return EXIT_ERROR
     if finished.stop_reason == "max_turns":
         return EXIT_MAX_TURNS
@@ -388,9 +397,11 @@ async def run_json(
     extensions: tuple[str, ...] = (),
     working_dir: Path | None = None,
     origin: str = "",
+    trace_link: str | None = None,
 ) -> int:
     """`gosling run --output-format json` in-process: the result object on stdout, errors on
-    stderr, the exit code returned. `gosling batch` workers run every task through this."""
+    stderr, the exit code returned. `gosling batch` workers run every task through this
+    (`trace_link`: the batch's span, which every turn's trace links to)."""
     from gosling.agent.runtime import RunExtras
 
     request = RunRequest(
@@ -404,7 +415,7 @@ async def run_json(
         quiet=True,
         working_dir=working_dir,
         last_message_file=None,
-        extras=RunExtras(),
+        extras=RunExtras(trace_link=trace_link),
         origin=origin,
     )
     return await _run(request)

@@ -14,7 +14,7 @@ import pytest
 
 from tests.agent.sandbox.conditions import PLANTED, PLANTED_MARKS, needs_bwrap
 from tests.agent.test_run_e2e import gosling, gosling_env, run_args, tool
-from tests.agent.tools.processes import processes_running, wait_until_sync
+from tests.agent.tools.processes import is_running, processes_running, wait_until_sync
 from tests.fakes import FakeLLMServer, Turn
 
 
@@ -100,15 +100,31 @@ def test_without_bwrap_one_warning_and_the_run_goes_on(
 def test_a_setsid_child_holding_the_output_is_stopped_without_traceback(
     repo: Path, server: FakeLLMServer
 ) -> None:
-    server.add(
-        tool("developer__shell", command="setsid sleep 3000.301 & echo started"),
-        Turn(text="Done."),
-    )
+    """The child writes its own pid before it becomes `sleep`: the test watches that one
+    process (not any process of that name on the machine) and kills it if gosling did not."""
+    pid_file = repo / "child.pid"
+    child = f"setsid sh -c 'echo $$ > {pid_file}; exec sleep 3000.301' & echo started"
+    server.add(tool("developer__shell", command=child), Turn(text="Done."))
     result = gosling(run_args(server, "openai", "--sandbox", "off", "-t", "go"), repo)
-    assert result.returncode == 0, result.stderr
-    assert "Event loop is closed" not in result.stderr
-    assert "Traceback" not in result.stderr
-    wait_until_sync(lambda: not processes_running(["sleep", "3000.301"]), within=10)
+    pid = int(pid_file.read_text()) if pid_file.exists() else None
+    try:
+        assert result.returncode == 0, result.stderr
+        assert "Event loop is closed" not in result.stderr
+        assert "Traceback" not in result.stderr
+        assert pid is not None, "the tool command never ran"
+        wait_until_sync(lambda: not _still_sleeping(pid), within=10)
+    finally:
+        if pid is not None and _still_sleeping(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _still_sleeping(pid: int) -> bool:
+    """`pid` is still our `sleep 3000.301` (not a later process that got the same pid)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return cmdline == b"sleep\x003000.301\x00" and is_running(pid)
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from collections.abc import AsyncGenerator
 from multiprocessing.sharedctypes import Synchronized
 
 from gosling.batch.backoff import LocalBackoff
-from gosling.providers import RateLimited, RetryPolicy
+from gosling.providers import RateLimited, RetryPolicy, ServerError
 from gosling.providers.retry import call_with_retries, sharing_backoff, stream_with_retries
 from tests.fakes.fixtures import SleepRecorder
 
@@ -87,3 +87,24 @@ async def test_without_a_shared_backoff_nothing_waits_beyond_the_policy() -> Non
 
     assert await call_with_retries(call, RetryPolicy(max_retries=1, sleep=sleeps)) == "ok"
     assert sleeps.delays == [3.0]
+
+
+async def test_a_server_error_is_retried_without_pausing_the_other_workers() -> None:
+    """Only a rate limit is about the account; one worker's 500 must not stall the batch."""
+    until: Synchronized[float] = multiprocessing.get_context("spawn").Value("d", 0.0)
+    failing, other = FakeClock(), FakeClock()
+    other.now = failing.now
+    replies: list[object] = [ServerError("500: boom", status=500), "ok"]
+
+    async def call() -> object:
+        reply = replies.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+    shared = LocalBackoff(until, clock=failing.clock, sleep=failing.sleep)
+    policy = RetryPolicy(max_retries=1, sleep=failing.sleep, jitter=0.0)
+    with sharing_backoff(shared):
+        assert await call_with_retries(call, policy) == "ok"
+    assert failing.slept == [1.0]  # its own backoff
+    assert LocalBackoff(until, clock=other.clock, sleep=other.sleep).remaining() == 0.0

@@ -107,13 +107,21 @@ async def test_exhausted_ladder_says_so() -> None:
 
 
 async def test_rungs_that_would_resend_the_same_prompt_are_skipped() -> None:
-    # One tool response: 10% already removes it, so 20/50/100% would repeat that prompt.
+    # Three tool responses: 10%, 20% and 50% each leave out one (the middle), so the 20% and
+    # 50% rungs would send the 10% prompt again and pay for the same overflow twice more.
     provider = ScriptedProvider([always_overflow] * 5)
     with pytest.raises(CompactionFailed) as failure:
-        await summarize(provider, tool_session(1))
-    assert len(provider.requests) == 2
-    assert failure.value.reason == "exhausted"
-    assert len({r.system for r in provider.requests}) == 2
+        await summarize(provider, tool_session(3))
+    carried = [outputs_in(r.system, 3) for r in provider.requests]
+    assert carried == [[0, 1, 2], [0, 2], []]
+    assert (failure.value.reason, failure.value.requests) == ("exhausted", 3)
+
+
+async def test_the_skipped_rungs_do_not_hide_the_one_that_fits() -> None:
+    provider = ScriptedProvider([overflow_above(0)] * 5)
+    summary = await summarize(provider, tool_session(3))
+    assert (summary.removal_percent, summary.removed_tool_responses) == (100, 3)
+    assert len(provider.requests) == 3
 
 
 async def test_other_errors_propagate_unchanged() -> None:

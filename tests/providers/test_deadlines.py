@@ -3,10 +3,12 @@ the call's deadlines end it with a retryable `TimedOut`. DNS failures are retrie
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ import pytest
 
 from gosling.conversation import Message
 from gosling.providers import Completed, Provider, RetryPolicy, create_provider
-from gosling.providers.deadlines import CallDeadlines
+from gosling.providers.deadlines import CallDeadlines, Deadline
 from gosling.providers.errors import ServerError, TimedOut
 from gosling.providers.sdk_provider import SdkProvider
 from tests.fakes.fixtures import SleepRecorder
@@ -128,3 +130,36 @@ def test_gosling_run_ends_a_trickling_call_with_one_error_line(tmp_path: Path) -
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr
     assert "error: anthropic: the reply did not complete within 3 s" in result.stderr
+
+
+async def _never() -> None:
+    await asyncio.Event().wait()
+
+
+async def test_the_overall_deadline_also_bounds_the_wait_for_the_first_byte() -> None:
+    """`request_timeout` is the most one attempt may take, whatever `first_byte_timeout`
+    says; the outer bound only keeps a regression from hanging the suite."""
+    deadline = Deadline(CallDeadlines(request=0.2, first_byte=3600), provider="p")
+    with pytest.raises(TimedOut, match="request_timeout"):
+        await asyncio.wait_for(deadline.first_byte(_never()), 30)
+
+
+async def test_a_stream_that_keeps_trickling_items_still_ends_at_the_deadline() -> None:
+    """A reply that sends a delta every tenth of a second but never completes: the deadline
+    runs from the request, not from the last item."""
+
+    async def trickle() -> AsyncIterator[str]:
+        while True:
+            await asyncio.sleep(0.02)
+            yield "delta"
+
+    deadline = Deadline(CallDeadlines(request=0.3, first_byte=0.3), provider="p")
+    seen: list[str] = []
+
+    async def consume() -> None:
+        async for item in deadline.iterate(trickle()):
+            seen.append(item)
+
+    with pytest.raises(TimedOut, match="request_timeout"):
+        await asyncio.wait_for(consume(), 30)
+    assert seen  # items did arrive; they did not extend the deadline

@@ -119,6 +119,20 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
 
 @given(st.text(max_size=200))
 def test_redacting_json_always_gives_valid_json(noise: str) -> None:
-    redactor = Redactor({"X_TOKEN": "tok\\en-123456"})
-    doc = json.dumps({"a": noise + "tok\\en-123456" + noise, "b": [noise, "sk-" + "a" * 24]})
-    json.loads(redactor.redact_json(doc))
+    """A secret can sit where plain-text replacement breaks the document (a numeric value, a
+    key): the stored tool call must still load, and hold no secret."""
+    secret = "9876543210123"
+    redactor = Redactor({"X_TOKEN": "tok\\en-123456", "PIN_SECRET": secret})
+    doc = json.dumps(
+        {
+            "a": noise + "tok\\en-123456" + noise,
+            "b": [noise, "sk-" + "a" * 24],
+            "pin": int(secret),
+            secret: noise,
+        }
+    )
+    redacted = redactor.redact_json(doc)
+    loaded = json.loads(redacted)
+    assert secret not in redacted and "tok\\en-123456" not in json.dumps(loaded)
+    assert loaded["pin"] == "[REDACTED:PIN_SECRET]"
+    assert loaded["[REDACTED:PIN_SECRET]"] == redactor.redact(noise)

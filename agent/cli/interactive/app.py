@@ -26,7 +26,7 @@ from gosling.agent.cli.interactive.shell_prefix import offered_prefix, shell_rul
 from gosling.agent.cli.interactive.status import StatusInfo, status_text
 from gosling.agent.cli.interactive.terminal import Terminal
 from gosling.agent.cli.interactive.transcript import COMMAND_KIND, recent_exchanges
-from gosling.agent.events import Event
+from gosling.agent.events import Event, Notice
 from gosling.agent.permissions.rules import is_shell_tool
 from gosling.conversation import Message, ToolRequest
 
@@ -167,6 +167,9 @@ class InteractiveSession:
         """Stop the session's background work and release it; an untouched new session is
         not kept."""
         if self._session is not None:
+            for event in await self.agent.end_session(self._session, "prompt_input_exit"):
+                if isinstance(event, Notice):
+                    self.renderer.note(event.text)
             await self._session.pipeline.close()
             kept = self._discard_if_empty(self._session)
             if kept and self._session.id is not None:

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gosling.agent.cli.interactive.status import StatusInfo, compact_number
-from gosling.agent.events import CompactionFinished, Event
+from gosling.agent.events import CompactionFinished, Event, Notice
 
 if TYPE_CHECKING:
     from gosling.agent.agent import Agent
@@ -81,6 +81,9 @@ async def _exit(app: CommandHost, argument: str) -> bool:
 
 
 async def _clear(app: CommandHost, argument: str) -> bool:
+    for event in await app.agent.end_session(app.session, "clear"):
+        if isinstance(event, Notice):
+            app.renderer.note(event.text)
     app.agent.clear(app.session)
     app.record_command("/clear", CLEARED_TEXT)
     app.refresh_status()

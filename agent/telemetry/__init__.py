@@ -1,0 +1,1 @@
+"""OpenTelemetry traces of turns, model calls, tool calls and context steps (see README.md)."""

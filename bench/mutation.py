@@ -1,0 +1,281 @@
+"""Mutation testing: how many realistic bugs, put in one at a time, the tests of an area catch.
+
+python -m bench.mutation [AREA ...]     (or `python3 dev.py mutate [AREA ...]`)
+
+Each area names the modules that hold its decisions and the tests that should catch a bug in
+them. cosmic-ray (the `mutate` extra) writes each mutant into the real file, one at a time,
+and runs only that area's tests (`-x`, no shuffling), niced; the file is restored after every
+mutant, and restored again here whatever happens. Operators that make noise rather than bugs
+(arithmetic swaps on every `+`, `is` for `==`, removed decorators, renamed variables) are left
+out. The kill rate per area goes to `bench/results.json` under `mutation`, with every survivor
+(file:line and operator) so it can be judged equivalent, harmless or a missing test.
+
+Slow (each mutant is a pytest run): not part of `.ci/run`. Run one area at a time on a shared
+machine, and never while other tests run in the same checkout: the mutant is on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).resolve().parent / "results.json"
+
+
+@dataclass(frozen=True)
+class Area:
+    modules: tuple[str, ...]
+    tests: tuple[str, ...]
+    target: float
+    """The kill rate issue 33 asks of this area."""
+
+
+AREAS: dict[str, Area] = {
+    "sessions": Area(
+        ("sessions/sqlite_store.py", "sessions/sqlite_rows.py", "sessions/schema.py"),
+        (
+            "tests/sessions/test_store.py",
+            "tests/sessions/test_durability.py",
+            "tests/sessions/test_schema.py",
+            "tests/sessions/test_compaction.py",
+            "tests/sessions/test_secrets.py",
+            "tests/sessions/test_processes.py",
+            "tests/sessions/test_store_faults.py",
+        ),
+        0.90,
+    ),
+    "batch": Area(
+        ("batch/results.py", "batch/scheduler.py", "batch/local_pool.py", "batch/backoff.py"),
+        ("tests/batch", "-m", "not ray"),
+        0.90,
+    ),
+    "providers": Area(
+        ("providers/error_mapping.py", "providers/deadlines.py", "providers/retry.py"),
+        (
+            "tests/providers/test_error_mapping.py",
+            "tests/providers/test_bare_statuses.py",
+            "tests/providers/test_retry.py",
+            "tests/providers/test_faults.py",
+            "tests/providers/test_deadlines.py",
+            "tests/batch/test_backoff.py",
+        ),
+        0.90,
+    ),
+    "redact": Area(
+        ("redact/redactor.py", "redact/names.py"),
+        ("tests/redact", "tests/sessions/test_secrets.py"),
+        0.90,
+    ),
+    "permissions": Area(
+        ("agent/permissions/decide.py", "agent/permissions/rules.py"),
+        (
+            "tests/agent/test_permissions.py",
+            "tests/agent/test_shell_permissions.py",
+            "tests/agent/test_permissions_e2e.py",
+        ),
+        0.90,
+    ),
+    "trust": Area(
+        ("agent/trust.py",),
+        ("tests/agent/test_trust.py", "tests/agent/test_trust_e2e.py"),
+        0.90,
+    ),
+    "sandbox": Area(
+        ("agent/sandbox/policy.py", "agent/sandbox/launch.py", "agent/sandbox/lifetime.py"),
+        ("tests/agent/sandbox", "tests/agent/test_sandbox_e2e.py"),
+        0.90,
+    ),
+    "context": Area(
+        (
+            "context_mgmt/summarize.py",
+            "context_mgmt/structured.py",
+            "context_mgmt/ladder.py",
+            "context_mgmt/folding.py",
+            "context_mgmt/masking.py",
+            "context_mgmt/trim_plan.py",
+        ),
+        ("tests/context_mgmt",),
+        0.85,
+    ),
+}
+
+EXCLUDED_OPERATORS = (
+    "core/ReplaceBinaryOperator_.*",
+    "core/VariableReplacer",
+    "core/VariableInserter",
+    "core/RemoveDecorator",
+    "core/ReplaceComparisonOperator_.*_Is(Not)?$",
+    "core/ReplaceComparisonOperator_Is(Not)?_.*",
+)
+
+
+def _toml_list(items: tuple[str, ...]) -> str:
+    return "[" + ", ".join(json.dumps(item) for item in items) + "]"
+
+
+def _test_command(area: Area) -> list[str]:
+    return [
+        "env",
+        "PYTHONDONTWRITEBYTECODE=1",  # a cached .pyc of the unmutated file must not load
+        "nice",
+        "-n",
+        "10",
+        sys.executable,
+        "-m",
+        "pytest",
+        "-x",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        *area.tests,
+    ]
+
+
+def _config(area: Area, timeout: float) -> str:
+    command = " ".join(shlex.quote(word) for word in _test_command(area))
+    return (
+        "[cosmic-ray]\n"
+        f"module-path = {_toml_list(area.modules)}\n"
+        f"timeout = {timeout}\n"
+        "excluded-modules = []\n"
+        f"test-command = {json.dumps(command)}\n\n"
+        '[cosmic-ray.distributor]\nname = "local"\n\n'
+        "[cosmic-ray.filters.operators-filter]\n"
+        f"exclude-operators = {_toml_list(EXCLUDED_OPERATORS)}\n"
+    )
+
+
+def _tool(name: str) -> str:
+    found = Path(sys.executable).with_name(name)
+    if not found.exists():
+        raise SystemExit(
+            f"{name} is not installed: run `python3 dev.py mutate`, which installs the "
+            "`mutate` extra (cosmic-ray)"
+        )
+    return str(found)
+
+
+def _outcomes(session: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    dumped = subprocess.run(
+        [_tool("cosmic-ray"), "dump", str(session)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return [tuple(json.loads(line)) for line in dumped.stdout.splitlines() if line.strip()]
+
+
+def _describe(item: dict[str, Any]) -> str:
+    [mutation] = item["mutations"]
+    line = mutation["start_pos"][0]
+    return f"{mutation['module_path']}:{line} {mutation['operator_name'].removeprefix('core/')}"
+
+
+def measure(name: str, area: Area, timeout: float = 600.0) -> dict[str, Any]:
+    """Run every mutant of `area`; the modules are restored afterwards whatever happens."""
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--", *area.modules],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    if dirty:
+        raise SystemExit(f"commit or stash your changes to {' '.join(area.modules)} first")
+    baseline = subprocess.run(_test_command(area), cwd=ROOT, capture_output=True, text=True)
+    if baseline.returncode != 0:  # else every mutant would count as killed
+        tail = "\n".join(baseline.stdout.splitlines()[-15:])
+        raise SystemExit(f"{name}: the area's tests fail without any mutant:\n{tail}")
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=f"mutate-{name}-") as tmp:
+        backup = Path(tmp) / "originals"
+        for module in area.modules:
+            (backup / module).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / module, backup / module)
+        config, session = Path(tmp) / "config.toml", Path(tmp) / "session.sqlite"
+        config.write_text(_config(area, timeout))
+        try:
+            for step in (
+                [_tool("cosmic-ray"), "init", str(config), str(session)],
+                [_tool("cr-filter-operators"), str(session), str(config)],
+                [_tool("cosmic-ray"), "exec", str(config), str(session)],
+            ):
+                subprocess.run(step, cwd=ROOT, check=True)
+            outcomes = _outcomes(session)
+        finally:
+            for module in area.modules:
+                shutil.copy2(backup / module, ROOT / module)
+    killed, survivors, broken = 0, [], 0
+    for item, result in outcomes:
+        if result.get("worker_outcome") == "skipped":
+            continue  # an excluded operator
+        test_outcome = result.get("test_outcome")
+        if test_outcome == "killed":
+            killed += 1
+        elif test_outcome == "survived":
+            survivors.append(_describe(item))
+        else:
+            broken += 1  # the mutant does not even import: no bug a user could meet
+    total = killed + len(survivors)
+    return {
+        "modules": list(area.modules),
+        "tests": list(area.tests),
+        "mutants": total,
+        "killed": killed,
+        "survived": len(survivors),
+        "incompetent": broken,
+        "kill_rate": round(killed / total, 3) if total else None,
+        "target": area.target,
+        "survivors": sorted(survivors),
+        "minutes": round((time.monotonic() - started) / 60, 1),
+        "measured": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+
+
+def _save(name: str, figures: dict[str, Any]) -> None:
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    results.setdefault("mutation", {})[name] = figures
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+
+
+def main(argv: list[str]) -> int:
+    wanted = argv or list(AREAS)
+    unknown = [name for name in wanted if name not in AREAS]
+    if unknown:
+        print(
+            f"unknown area(s) {', '.join(unknown)}; choose from {', '.join(AREAS)}",
+            file=sys.stderr,
+        )
+        return 2
+    os.environ.setdefault("HYPOTHESIS_PROFILE", "seeded")
+    worst = 0
+    for name in wanted:
+        print(f"[mutate] {name} ...", file=sys.stderr, flush=True)
+        figures = measure(name, AREAS[name])
+        _save(name, figures)
+        rate = figures["kill_rate"]
+        print(
+            f"[mutate] {name}: {figures['killed']} of {figures['mutants']} killed "
+            f"({rate:.0%}, target {figures['target']:.0%}) in {figures['minutes']} min",
+            file=sys.stderr,
+        )
+        for survivor in figures["survivors"]:
+            print(f"  survived: {survivor}", file=sys.stderr)
+        if rate is not None and rate < figures["target"]:
+            worst = 1
+    return worst
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
