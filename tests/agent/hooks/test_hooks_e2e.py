@@ -298,7 +298,7 @@ def test_stop_hook_keeps_the_model_going_once(
     server.add(Turn(text="Done."), Turn(text="Tests pass. Done."))
     payload = run_json(server, repo, "fix it")
     assert payload["_code"] == 0, payload["_stderr"]
-    assert payload["final_text"] == "Tests pass. Done."
+    assert payload["result"] == "Tests pass. Done."
     assert "Run the tests before you stop." in json.dumps(server.model_requests()[1].body)
 
 
