@@ -119,7 +119,7 @@ def test() -> int:
     total = len(TEST_STEPS)
     for number, (label, args, guess) in enumerate(TEST_STEPS, start=1):
         took = last.get(label)
-        expect = f"last run here took {_duration(took)}" if took else guess
+        expect = f"last run here took {_duration(took)}" if took is not None else guess
         print(f"[{number}/{total}] {label}: {expect}", file=sys.stderr, flush=True)
         started = time.monotonic()
         code = _run([str(PY), *args])

@@ -199,6 +199,11 @@ def rename(session_id: str, name: str) -> None:
     click.echo(f"renamed {session.id} to {session.name!r}")
 
 
+def _stdin_is_terminal() -> bool:
+    """Whether a yes/no question can be asked on stdin."""
+    return sys.stdin.isatty()
+
+
 @sessions_group.command("rm")
 @click.argument("session_id")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
@@ -206,7 +211,7 @@ def remove(session_id: str, yes: bool) -> None:
     """Delete a session and all its messages."""
     with _store() as store:
         session = store.get(session_id)
-        if not yes and not sys.stdin.isatty():
+        if not yes and not _stdin_is_terminal():
             from gosling.agent.cli.errors import ConfigProblem
 
             raise ConfigProblem(
@@ -266,6 +271,7 @@ def import_(file: Path, fmt: str | None) -> None:
     """Import a session file (`-` reads stdin): gosling's own jsonl export, a Claude Code
     session, a mini-swe-agent trajectory, an OpenHands log or OpenAI-chat JSON. Prints the id
     of each new session (an OpenHands file may hold several runs)."""
+    from gosling.agent.cli.errors import ConfigProblem
     from gosling.sessions import ImportFailed
     from gosling.sessions.importers import parse_transcripts, to_snapshot
 
@@ -275,11 +281,11 @@ def import_(file: Path, fmt: str | None) -> None:
         else:
             text, source = file.read_text(encoding="utf-8"), str(file)
     except (OSError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"cannot read {file}: {exc}") from exc
+        raise ConfigProblem(f"cannot read {file}: {exc}") from exc
     try:
         transcripts = parse_transcripts(text, source=source, format=fmt)  # type: ignore[arg-type]
-    except ImportFailed as exc:
-        raise click.ClickException(str(exc)) from exc
+    except ImportFailed as exc:  # bad input: exit 2, as `context replay` does
+        raise ConfigProblem(str(exc)) from exc
     with _store() as store:
         for transcript in transcripts:
             session = store.restore(to_snapshot(transcript))

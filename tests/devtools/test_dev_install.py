@@ -78,6 +78,7 @@ def test_dev_test_says_each_step_and_how_long_it_takes(
     dev = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(dev)
     monkeypatch.setattr(dev, "_ensure_env", lambda extras: None)
+    monkeypatch.setattr(dev, "_ensure_ts_client", lambda: 0)
     monkeypatch.setattr(dev, "PY", Path(sys.executable))
     monkeypatch.setattr(dev, "TIMES", tmp_path / "times.json")
     quick = (

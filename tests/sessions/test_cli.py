@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from gosling.agent.cli import sessions_cmd
 from gosling.agent.cli.main import cli
 from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
 from gosling.prompts.locations import user_dirs
@@ -83,7 +84,9 @@ def test_rename(user_store: SqliteSessionStore) -> None:
     assert user_store.get(session_id).name == "new name"
 
 
-def test_rm_asks_first(user_store: SqliteSessionStore) -> None:
+def test_rm_asks_first(user_store: SqliteSessionStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A terminal is there to answer; without one, rm asks for -y (tests/agent/test_habits_run.py).
+    monkeypatch.setattr(sessions_cmd, "_stdin_is_terminal", lambda: True)
     session_id = _session(user_store, "doomed")
     declined = run("rm", session_id, input="n\n")
     assert declined.exit_code != 0
@@ -139,7 +142,7 @@ def test_import_of_a_foreign_file_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "x.json"
     path.write_text('{"hello": 1}\n')
     result = run("import", str(path))
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "not a transcript gosling can import" in result.output
     assert "claude-code" in result.output
 

@@ -125,22 +125,26 @@ class Renderer:
 
     # -- plain lines ----------------------------------------------------------------------------
 
-    def line(self, text: str = "", style: str = "") -> None:
+    def line(self, text: str = "", style: str = "", *, soft_wrap: bool = False) -> None:
+        """One line; `soft_wrap` leaves wrapping to the terminal, so a long path or a command
+        to copy is never cut by an inserted newline."""
         from rich.text import Text
 
-        self.console.print(Text(text, style=style) if self.styled else text)
+        self.console.print(
+            Text(text, style=style) if self.styled else text, soft_wrap=soft_wrap or None
+        )
 
     def info(self, text: str) -> None:
         self.line(text, "dim")
 
     def note(self, text: str) -> None:
-        self.line(f"note: {text}", "yellow")
+        self.line(f"note: {text}", "yellow", soft_wrap=True)
 
     def error(self, text: str) -> None:
         """An error, redacted: provider error bodies may echo the key."""
         from gosling.redact import redact
 
-        self.line(f"error: {redact(text)}", "bold red")
+        self.line(f"error: {redact(text)}", "bold red", soft_wrap=True)
 
     def markdown(self, text: str) -> None:
         """A whole markdown text (earlier replies shown on resume)."""

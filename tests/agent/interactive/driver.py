@@ -22,7 +22,7 @@ from gosling.agent.cli.interactive.terminal import Terminal
 from gosling.agent.cli.session_cmd import SessionOptions, run_session
 from tests.fakes import FakeLLMServer
 
-WAIT_SECONDS = 10.0
+WAIT_SECONDS = 60.0  # a bound for a loaded machine; expect returns as soon as the text shows
 ENTER = "\r"
 CTRL_D = "\x04"
 

@@ -92,7 +92,7 @@ async def test_commands_keys_and_modes(repo: Path, server: FakeLLMServer, tmp_pa
         await user.expect("needs approval")
         user.keys("a")
         await user.expect("will not ask again")
-        await user.expect("developer__shell is allowed for this session")
+        await user.expect("allowed by a rule of this session")  # "a" remembered `echo`
         await user.expect("developer__write  path=x.txt")
         await user.expect("needs approval")
         user.keys("n")

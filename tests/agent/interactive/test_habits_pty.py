@@ -94,9 +94,12 @@ def test_session_errors_match_run_no_provider_and_a_missing_working_dir(
             assert term.wait(60) == 2
         finally:
             term.close()
-    term = PtySession(["session", "--working-dir", str(repo / "nope")], repo, gosling_env(server))
+    # Longer than the terminal is wide: the error stays one line to copy (the terminal wraps it).
+    missing = repo / ("a-long-folder-name-" * 6) / "nope"
+    term = PtySession(["session", "--working-dir", str(missing)], repo, gosling_env(server))
     try:
-        term.expect(f"error: --working-dir {repo / 'nope'} does not exist", timeout=60)
+        term.expect(f"error: --working-dir {missing} does not exist", timeout=60)
+        term.expect(f"(mkdir -p {missing})", timeout=60)
         assert term.wait(60) == 2
     finally:
         term.close()

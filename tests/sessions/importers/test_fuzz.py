@@ -132,7 +132,7 @@ def test_hostile_files_are_one_line_errors(tmp_path: Path, name: str, command: l
     path = tmp_path / name
     path.write_text(HOSTILE[name])
     result = CliRunner().invoke(cli, [*command, str(path)])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output  # bad input, as the README says
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(
         result.exception
     )
