@@ -29,6 +29,7 @@ from gosling.agent.tools.mcp_json import load_mcp_json
 from gosling.agent.tools.recall import context_extension
 from gosling.agent.tools.spill import sweep_spill_files
 from gosling.agent.trust import PROJECT_MCP_FILE, TRUST_FILE, TrustStore, project_files
+from gosling.agent.user_inputs import use_user_prompts
 from gosling.prompts.locations import UserDirs, user_dirs
 from gosling.providers import Provider
 from gosling.sessions import SqliteSessionStore
@@ -146,6 +147,7 @@ async def build_runtime(
     tools of an ACP session."""
     working_dir = (working_dir or Path.cwd()).resolve()
     extras = extras or RunExtras()
+    use_user_prompts()
     loaded = load_settings(working_dir, flags=flags, trust_project=trust_project)
     settings = extras.apply(loaded.settings)
     warning = loaded.project.warning() if loaded.project else None

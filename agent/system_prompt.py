@@ -48,10 +48,14 @@ def build_request_prefix(
 ) -> RequestPrefix:
     """The system prompt (with the hint files from the git root down to `working_dir`, and
     the user's `appended` text last) and the tool schemas; chat mode offers no tools."""
+    from gosling.agent.user_inputs import user_hint_dirs
     from gosling.hints import load_hint_files
 
     specs = () if chat_mode else tuple(tool_specs)
-    hints = load_hint_files(working_dir, list(hint_files))
+    dirs = user_hint_dirs()
+    hints = load_hint_files(
+        working_dir, list(hint_files), global_dir=dirs.global_dir, home_dir=dirs.home_dir
+    )
     system = build_system_prompt(
         working_dir=working_dir,
         hints=hints,

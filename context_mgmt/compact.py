@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from gosling.context_mgmt.summarize import Summary, summarize
+from gosling.context_mgmt.templates import DEFAULT_TEMPLATES, ContinuationText, ContinuationTexts
 from gosling.conversation import Content, ImageContent, Message, MessageMetadata, TextContent
 from gosling.providers import Provider, Usage
 
@@ -39,38 +40,9 @@ _PRESERVABLE_KINDS = frozenset({None, PRESERVED_USER_KIND})
 
 ContinuationMode = Literal["conversation", "tool_loop", "manual"]
 
-_MEMORY = (
-    "The earlier part of this session no longer fit in my context window, so it was "
-    "replaced by the summary in the previous message. The original messages are gone from "
-    "my context and that summary is my only memory of them; I treat it as authoritative."
-)
-CONTINUATION_TEXTS: dict[ContinuationMode, str] = {
-    "conversation": (
-        f"[Context compacted] {_MEMORY} If I need a detail the summary does not hold, I "
-        "re-run the tool that produced it or ask the user instead of guessing. Next I answer "
-        "the user's latest message, which follows."
-    ),
-    "tool_loop": (
-        f"[Context compacted while I was working] {_MEMORY} If I need a tool result the "
-        "summary does not hold, I run the tool again instead of guessing what it returned. "
-        "The user's request follows; I carry on with it from where the summary says the work "
-        "stopped, calling tools as needed."
-    ),
-    "manual": (
-        "[Context compacted at the user's request] The session so far was replaced by the "
-        "summary in the previous message to free up context. The original messages are gone "
-        "from my context and that summary is my only memory of them; I treat it as "
-        "authoritative. If I need a detail it does not hold, I re-run a tool or ask the user "
-        "instead of guessing."
-    ),
-}
-SUMMARY_ONLY_NOTE = (
-    "[Context compacted] The text above summarizes the earlier part of this session, which "
-    "no longer fit in your context window. The original messages are gone from your context "
-    "and this summary is your only memory of them: treat it as authoritative. If you need a "
-    "detail it does not hold, re-run the tool that produced it or ask the user rather than "
-    "guess. Carry on from where the summary says the work stopped."
-)
+CONTINUATION_TEXTS = ContinuationTexts()
+"""The built-in continuation texts by mode (`prompts/templates/compaction_continuation.md`)."""
+SUMMARY_ONLY_MODE: ContinuationText = "summary_only"
 """Used when there is no user text to carry over: the note then joins the summary message,
 so it is addressed to the model rather than written in its voice."""
 
@@ -134,12 +106,14 @@ async def compact_messages(
     originals = [m.with_agent_invisible() if m.metadata.agent_visible else m for m in messages]
     created = max([int(time.time()), *(m.created for m in messages)])
     agent_only = MessageMetadata.agent_only()
-    continuation = TextContent(text=CONTINUATION_TEXTS[mode])
+    texts = templates or DEFAULT_TEMPLATES
+    continuation = TextContent(text=texts.render_continuation(mode))
 
     preserved = _preserved_copy(messages[preserved_index]) if preserved_index is not None else ()
     summary_content: tuple[Content, ...] = summary.message.content
     if not manual and not preserved:
-        summary_content = (*summary_content, TextContent(text=SUMMARY_ONLY_NOTE))
+        note = texts.render_continuation(SUMMARY_ONLY_MODE)
+        summary_content = (*summary_content, TextContent(text=note))
     appended = [
         Message(
             role="user",

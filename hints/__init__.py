@@ -6,20 +6,21 @@
 """
 
 from gosling.hints.gitignore import find_git_root
+from gosling.hints.headers import HintHeaders
 from gosling.hints.imports import MAX_DEPTH, MAX_EXPANDED_OUTPUT_BYTES, MAX_REFERENCE_OPERATIONS
 from gosling.hints.loader import collect_hints, load_hint_files
-from gosling.hints.names import DEFAULT_FILENAMES, ENV_VAR, resolve_filenames
+from gosling.hints.names import DEFAULT_FILENAMES, resolve_filenames
 from gosling.hints.reader import MAX_HINT_OUTPUT_BYTES
 from gosling.hints.report import HintReport, ImportedFile, LoadedHint, Refusal, RefusalReason
 from gosling.hints.tracker import SubdirectoryHintTracker, resolve_to_parent_dir
 
 __all__ = [
     "DEFAULT_FILENAMES",
-    "ENV_VAR",
     "MAX_DEPTH",
     "MAX_EXPANDED_OUTPUT_BYTES",
     "MAX_HINT_OUTPUT_BYTES",
     "MAX_REFERENCE_OPERATIONS",
+    "HintHeaders",
     "HintReport",
     "ImportedFile",
     "LoadedHint",

@@ -7,20 +7,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gosling.hints.gitignore import NO_RULES, GitignoreRules, directories_between, find_git_root
+from gosling.hints.headers import DEFAULT_HEADERS, HintHeaders
 from gosling.hints.imports import ImportScope
 from gosling.hints.names import resolve_filenames
 from gosling.hints.reader import MAX_HINT_OUTPUT_BYTES, HintFileReader
 from gosling.hints.report import HintReport, Scope
 
-GLOBAL_HEADER = (
-    "### Global Hints\n"
-    "The user keeps these instructions for gosling; they apply to every project.\n"
-)
-PROJECT_HEADER = (
-    "### Project Hints\n"
-    "These instructions come with the project being worked on, read from its root down to "
-    "the current directory; deeper files are more specific.\n"
-)
 SECTION_SEPARATOR = "\n\n"
 AGENTS_MD = "AGENTS.md"
 AGENTS_HOME_SUBDIR = ".agents"
@@ -34,12 +26,15 @@ def load_hint_files(
     *,
     global_dir: str | os.PathLike[str] | None = None,
     home_dir: str | os.PathLike[str] | None = None,
+    headers: HintHeaders | None = None,
 ) -> str:
     """The global and project hints for `working_dir`, ready for the system prompt.
 
     Empty when no hint file exists. See `collect_hints` for what is read and the report.
     """
-    return collect_hints(working_dir, filenames, global_dir=global_dir, home_dir=home_dir).text
+    return collect_hints(
+        working_dir, filenames, global_dir=global_dir, home_dir=home_dir, headers=headers
+    ).text
 
 
 def collect_hints(
@@ -49,38 +44,42 @@ def collect_hints(
     global_dir: str | os.PathLike[str] | None = None,
     home_dir: str | os.PathLike[str] | None = None,
     budget_bytes: int = MAX_HINT_OUTPUT_BYTES,
+    headers: HintHeaders | None = None,
 ) -> HintReport:
     """Read every hint file for `working_dir` and say what was used, refused and why.
 
-    Global hints: each configured name in `global_dir` (default: gosling's config dir), then
-    `~/.agents/AGENTS.md` (the cross-tool location) when `AGENTS.md` is a configured name;
-    `home_dir` replaces `~` (default: `$GOSLING_HOME` when set, else the user's home).
-    Project hints: each configured name in every directory from the git root down to the
-    working dir (only the working dir outside git). Imports stay inside the git root (global
-    hints: inside the hint file's own dir) and skip gitignored files.
+    `filenames` defaults to `DEFAULT_FILENAMES`. Global hints are read only from where the
+    caller says: each name in `global_dir`, then `<home_dir>/.agents/AGENTS.md` (the
+    cross-tool location) when `AGENTS.md` is one of the names; left as None, neither is read
+    (the command line passes gosling's config dir and the user's home). Project hints: each
+    name in every directory from the git root down to the working dir (only the working dir
+    outside git). Imports stay inside the git root (global hints: inside the hint file's own
+    dir) and skip gitignored files. `headers` rewords the headings.
     """
     wd = Path(working_dir).expanduser().resolve()
     if not wd.is_dir():
         raise NotADirectoryError(f"cannot load hints: {wd} is not an existing directory")
     names = resolve_filenames(filenames)
-    gdir = _default_global_dir() if global_dir is None else Path(global_dir).expanduser()
+    gdir = None if global_dir is None else Path(global_dir).expanduser()
+    headers = headers or DEFAULT_HEADERS
     git_root = find_git_root(wd)
     project_dirs = directories_between(git_root, wd) if git_root else [wd]
 
     reader = HintFileReader(budget_bytes)
     sections: list[str] = []
-    global_scope = ImportScope(gdir, NO_RULES)
-    global_files = [(gdir / name, global_scope) for name in names]
-    if AGENTS_MD in names:
-        agents_dir = _default_home_dir() if home_dir is None else Path(home_dir).expanduser()
-        agents_dir = agents_dir / AGENTS_HOME_SUBDIR
+    global_files: list[tuple[Path, ImportScope]] = []
+    if gdir is not None:
+        global_scope = ImportScope(gdir, NO_RULES)
+        global_files += [(gdir / name, global_scope) for name in names]
+    if AGENTS_MD in names and home_dir is not None:
+        agents_dir = Path(home_dir).expanduser() / AGENTS_HOME_SUBDIR
         global_files.append((agents_dir / AGENTS_MD, ImportScope(agents_dir, NO_RULES)))
     project_scope = ImportScope(git_root or wd, GitignoreRules(project_dirs))
     plan: list[tuple[Scope, str, list[tuple[Path, ImportScope]]]] = [
-        ("global", GLOBAL_HEADER, global_files),
+        ("global", headers.global_header() if global_files else "", global_files),
         (
             "project",
-            PROJECT_HEADER,
+            headers.project_header(),
             [(directory / name, project_scope) for directory in project_dirs for name in names],
         ),
     ]
@@ -104,16 +103,3 @@ def collect_hints(
         refused=tuple(reader.refused),
         budget_bytes=budget_bytes,
     )
-
-
-def _default_home_dir() -> Path:
-    """Where `~/.agents/` is looked for: `$GOSLING_HOME` when set (so a relocated gosling,
-    and every test, never reads the real home), else the user's home."""
-    relocated = os.environ.get("GOSLING_HOME")
-    return Path(relocated).expanduser() if relocated else Path.home()
-
-
-def _default_global_dir() -> Path:
-    from gosling.prompts.locations import user_dirs
-
-    return user_dirs().config

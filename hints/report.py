@@ -77,7 +77,8 @@ class HintReport:
     working_dir: Path
     git_root: Path | None
     filenames: tuple[str, ...]
-    global_dir: Path
+    global_dir: Path | None
+    """Where global hints were looked for; None when the caller passed no global dir."""
     text: str
     loaded: tuple[LoadedHint, ...]
     refused: tuple[Refusal, ...]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gosling.hints.gitignore import GitignoreRules, directories_between, find_git_root
+from gosling.hints.headers import DEFAULT_HEADERS, HintHeaders
 from gosling.hints.imports import ImportScope
 from gosling.hints.names import resolve_filenames
 from gosling.hints.reader import MAX_HINT_OUTPUT_BYTES, HintFileReader
@@ -53,13 +54,6 @@ def resolve_to_parent_dir(token: str, working_dir: str | os.PathLike[str]) -> Pa
     return (Path(working_dir) / token).parent
 
 
-def subdirectory_header(directory: Path) -> str:
-    return (
-        f"### Subdirectory Hints ({directory})\n"
-        f"These hints apply to work inside {directory} and its subdirectories.\n"
-    )
-
-
 class SubdirectoryHintTracker:
     """Collects directories touched by tool calls; loads their hint files once each."""
 
@@ -68,9 +62,12 @@ class SubdirectoryHintTracker:
         filenames: Sequence[str] | None = None,
         *,
         budget_bytes: int = MAX_HINT_OUTPUT_BYTES,
+        headers: HintHeaders | None = None,
     ) -> None:
+        """`filenames` defaults to `DEFAULT_FILENAMES`; `headers` rewords the heading."""
         resolve_filenames(filenames)
         self._filenames = filenames
+        self._headers = headers or DEFAULT_HEADERS
         self._pending: dict[Path, None] = {}
         self._reader = HintFileReader(budget_bytes)
         self._gitignore_cache: SpecCache = {}
@@ -83,10 +80,11 @@ class SubdirectoryHintTracker:
         filenames: Sequence[str] | None = None,
         *,
         budget_bytes: int = MAX_HINT_OUTPUT_BYTES,
+        headers: HintHeaders | None = None,
     ) -> SubdirectoryHintTracker:
         """A tracker for a resumed session: the hint files reachable from the directories its
         earlier tool calls touched count as already delivered, so they are not sent again."""
-        tracker = cls(filenames, budget_bytes=budget_bytes)
+        tracker = cls(filenames, budget_bytes=budget_bytes, headers=headers)
         for request in requests:
             tracker.record_tool_arguments(request.arguments, working_dir)
         tracker._visit(working_dir, restoring=True)
@@ -183,7 +181,7 @@ class SubdirectoryHintTracker:
     def _load_directory(
         self, directory: Path, names: tuple[str, ...], boundary: Path, ignore: GitignoreRules
     ) -> tuple[str, str] | None:
-        header = subdirectory_header(directory)
+        header = self._headers.subdirectory_header(directory)
         scope = ImportScope(boundary, ignore)
         parts: list[str] = []
         for name in names:

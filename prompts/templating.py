@@ -1,5 +1,9 @@
-"""Render prompt templates: built-in `.md` files, each overridable by a user file of the same
-name in `<config dir>/prompts/`."""
+"""Render prompt templates: the built-in `.md` files, each overridable by a file of the same
+name in an override directory that a caller opts into.
+
+Nothing outside the package is read by default: a library caller gets the built-ins (or
+passes its own text, see `render_source` and `CompactionTemplates`). The command line opts
+into the user's `<config dir>/prompts/` with `use_override_dir(user_override_dir())`."""
 
 from __future__ import annotations
 
@@ -29,19 +33,39 @@ def code_fence(text: str) -> str:
     return f"{fence}\n{text.rstrip(chr(10))}\n{fence}"
 
 
-def override_dir() -> Path:
-    """Where user overrides live: `<config dir>/prompts/`."""
+_override_dir: Path | None = None
+
+
+def user_override_dir() -> Path:
+    """Where the command line's user overrides live: `<config dir>/prompts/`."""
     return user_dirs().config / "prompts"
 
 
+def use_override_dir(directory: str | os.PathLike[str] | None) -> Path | None:
+    """Make `render` prefer files in `directory` over the built-ins, process-wide (None: the
+    built-ins only, the default). Returns the previous directory so a caller can restore it.
+    The command line calls this with `user_override_dir()` when it starts."""
+    global _override_dir
+    previous = _override_dir
+    _override_dir = None if directory is None else Path(directory).expanduser()
+    return previous
+
+
+def override_dir() -> Path | None:
+    """The override directory in use, or None when only the built-ins are read."""
+    return _override_dir
+
+
 def template_path(name: str) -> Path:
-    """The file that `render(name)` would use: the user's override if present, else built-in."""
+    """The file that `render(name)` would use: the override if one is in use and present,
+    else the built-in."""
     filename = name if name.endswith(".md") else f"{name}.md"
     if os.sep in filename or "/" in filename:
         raise PromptError(f"prompt name {name!r} must be a plain file name like 'system.md'")
-    user_file = override_dir() / filename
-    if user_file.is_file():
-        return user_file
+    if _override_dir is not None:
+        user_file = _override_dir / filename
+        if user_file.is_file():
+            return user_file
     builtin = BUILTIN_DIR / filename
     if not builtin.is_file():
         raise PromptError(f"no prompt template named {filename!r} (looked in {BUILTIN_DIR})")
@@ -110,3 +134,12 @@ def _render(template: jinja2.Template, label: str, context: dict[str, Any]) -> s
         raise PromptError(f"prompt template {label}: {exc.message}") from exc
     except jinja2.TemplateError as exc:
         raise PromptError(f"prompt template {label}: {exc}") from exc
+
+
+def builtin_source(name: str) -> str:
+    """The text of the built-in template `name` (never an override), to start a custom one."""
+    filename = name if name.endswith(".md") else f"{name}.md"
+    path = BUILTIN_DIR / filename
+    if "/" in filename or os.sep in filename or not path.is_file():
+        raise PromptError(f"no built-in prompt template named {filename!r} (in {BUILTIN_DIR})")
+    return path.read_text(encoding="utf-8")

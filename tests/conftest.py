@@ -85,4 +85,9 @@ def _isolated_home(
         if var.startswith("GOSLING_") and var not in ("GOSLING_HOME", "GOSLING_TESTING"):
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+    import gosling.prompts.templating
+
+    # the command line opts into the user's prompt overrides process-wide; each test starts
+    # without them, as a library caller does
+    monkeypatch.setattr(gosling.prompts.templating, "_override_dir", None)
     yield home

@@ -110,11 +110,18 @@ async def _context(live: LiveSession, argument: str) -> None:
 
 async def _hints(live: LiveSession, argument: str) -> None:
     from gosling.agent.cli.hints_cmd import format_report
+    from gosling.agent.user_inputs import user_hint_dirs
     from gosling.hints import collect_hints
 
     agent = live.runtime.agent
     try:
-        report = collect_hints(agent.working_dir, agent.config.context_file_names)
+        dirs = user_hint_dirs()
+        report = collect_hints(
+            agent.working_dir,
+            agent.config.context_file_names,
+            global_dir=dirs.global_dir,
+            home_dir=dirs.home_dir,
+        )
     except (OSError, ValueError) as exc:
         live.post(updates.agent_text(f"Cannot read the hint files: {exc}"))
         return

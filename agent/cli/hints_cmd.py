@@ -24,13 +24,17 @@ def hints_command(directory: Path | None, content: bool, as_json: bool) -> None:
     """Show the hint files loaded for DIRECTORY (default: the current one): their paths and
     sizes, the @file imports they pull in, what was refused and why, and the budget used."""
     from gosling.agent.config import ConfigError, load_settings
+    from gosling.agent.user_inputs import user_hint_dirs
     from gosling.hints import collect_hints
     from gosling.hints.lookalikes import skipped_hint_files
 
     working_dir = (directory or Path.cwd()).resolve()
     try:
         names = load_settings(working_dir).settings.context_file_names
-        report = collect_hints(working_dir, names)
+        dirs = user_hint_dirs()
+        report = collect_hints(
+            working_dir, names, global_dir=dirs.global_dir, home_dir=dirs.home_dir
+        )
         skipped = skipped_hint_files(working_dir, names)
     except (ConfigError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
@@ -53,7 +57,7 @@ def format_report(report: HintReport) -> str:
         f"working dir: {report.working_dir}",
         f"git root:    {git_root}",
         f"file names:  {', '.join(report.filenames) or '(none)'}",
-        f"global dir:  {report.global_dir}",
+        f"global dir:  {report.global_dir or '(none)'}",
         "",
     ]
     if report.loaded:
@@ -96,7 +100,7 @@ def report_as_dict(report: HintReport) -> dict[str, Any]:
         "working_dir": str(report.working_dir),
         "git_root": str(report.git_root) if report.git_root else None,
         "filenames": list(report.filenames),
-        "global_dir": str(report.global_dir),
+        "global_dir": None if report.global_dir is None else str(report.global_dir),
         "loaded": [
             {
                 "path": str(hint.path),

@@ -189,6 +189,9 @@ def cli(ctx: click.Context) -> None:
     """gosling: an agent runtime with goose-grade context management.
 
     Run without a command on a terminal to start an interactive session."""
+    from gosling.agent.user_inputs import use_user_prompts
+
+    use_user_prompts()  # the command line reads the user's prompt overrides; the library does not
     if ctx.invoked_subcommand is None:
         if sys.stdin.isatty() and sys.stdout.isatty():
             group = ctx.command

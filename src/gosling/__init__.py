@@ -12,3 +12,9 @@ Importing `gosling` imports nothing else: each package is loaded when first used
 from gosling.agent.version import __version__
 
 __all__ = ["__version__"]
+
+import logging as _logging
+
+# A library stays quiet unless its caller configures logging: gosling.* records never reach
+# the last-resort stderr handler. The command line configures the root logger itself.
+_logging.getLogger("gosling").addHandler(_logging.NullHandler())

@@ -11,7 +11,6 @@ from gosling.context_mgmt import (
     CompactionTemplates,
     compact_messages,
 )
-from gosling.context_mgmt.compact import SUMMARY_ONLY_NOTE
 from gosling.context_mgmt.tokens import default_counter
 from gosling.conversation import (
     ImageContent,
@@ -24,6 +23,8 @@ from gosling.conversation import (
 from gosling.providers import ScriptedProvider, ScriptedReply, Usage
 
 from .builders import STRUCTURED_REPLY, always_overflow, calls, results
+
+SUMMARY_ONLY_NOTE = CONTINUATION_TEXTS["summary_only"]
 
 
 def _provider() -> ScriptedProvider:
@@ -249,3 +250,18 @@ def test_continuation_texts_acknowledge_the_summary() -> None:
         assert "do not mention" not in lowered
     assert "run the tool again" in CONTINUATION_TEXTS["tool_loop"]
     assert "user's request" in CONTINUATION_TEXTS["manual"]
+
+
+async def test_continuation_texts_come_from_the_callers_template() -> None:
+    template = "{% if mode == 'summary_only' %}NOTE{% else %}GO ON ({{ mode }}){% endif %}"
+    templates = CompactionTemplates(continuation=template)
+    provider = ScriptedProvider([ScriptedReply(text='{"current_work": "w"}')])
+    result = await compact_messages(
+        provider,
+        [Message.user("hi"), Message.assistant("hello"), Message.user("go")],
+        templates=templates,
+    )
+    assert [m.text for m in result.appended][1:] == ["GO ON (conversation)", "go"]
+    provider = ScriptedProvider([ScriptedReply(text='{"current_work": "w"}')])
+    result = await compact_messages(provider, [Message.assistant("x")], templates=templates)
+    assert result.appended[0].content[-1].text == "NOTE"  # type: ignore[union-attr]

@@ -9,9 +9,19 @@ from pathlib import Path
 
 import pytest
 
+from gosling.agent.user_inputs import use_user_prompts
 from gosling.context_mgmt import FileActivity, StructuredSummary
 from gosling.context_mgmt.structured import apply_structured, json_candidates
 from gosling.prompts import override_dir
+
+
+def _opt_in() -> Path:
+    """The user's prompt override dir, opted into as the command line does."""
+    use_user_prompts()
+    directory = override_dir()
+    assert directory is not None
+    return directory
+
 
 FULL_REPLY = """<analysis>
 The user asked to fix a bug in parser.py; I traced it to {brace handling}.
@@ -296,7 +306,7 @@ def test_a_file_without_path_renders_its_summary_only() -> None:
 
 
 def _override(name: str, text: str) -> Path:
-    directory = override_dir()
+    directory = _opt_in()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / name
     path.write_text(text, encoding="utf-8")

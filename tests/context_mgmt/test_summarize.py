@@ -4,9 +4,11 @@ the output limit (reference §4.2, §4.6, §13 item 7)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from gosling.agent.user_inputs import use_user_prompts
 from gosling.context_mgmt import CompactionFailed, CompactionTemplates, summarize
 from gosling.context_mgmt.summarize import SHORTER_REQUEST, TRUNCATED_NOTE
 from gosling.context_mgmt.tokens import default_counter
@@ -15,6 +17,15 @@ from gosling.prompts import override_dir
 from gosling.providers import ScriptedProvider, ScriptedReply, Usage
 
 from .builders import STRUCTURED_REPLY, calls, results, tool_session
+
+
+def _opt_in() -> Path:
+    """The user's prompt override dir, opted into as the command line does."""
+    use_user_prompts()
+    directory = override_dir()
+    assert directory is not None
+    return directory
+
 
 CUT_OFF = '<analysis>long thoughts</analysis>\n```json\n{"user_intent": ["Fix the parser'
 
@@ -154,7 +165,7 @@ async def test_the_prompt_asks_for_the_nine_fields_after_the_scratchpad() -> Non
 
 
 async def test_a_user_override_of_the_prompt_is_used() -> None:
-    directory = override_dir()
+    directory = _opt_in()
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "compaction.md").write_text("Summarize briefly:\n{{ messages }}")
     provider = ScriptedProvider([STRUCTURED_REPLY])
@@ -184,7 +195,7 @@ async def test_forged_role_lines_stay_inside_their_message() -> None:
 
 
 async def test_prompts_passed_from_code_replace_the_files() -> None:
-    directory = override_dir()
+    directory = _opt_in()
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "compaction.md").write_text("file prompt {{ messages }}")
     templates = CompactionTemplates(
@@ -208,7 +219,7 @@ async def test_a_broken_prompt_passed_from_code_fails_naming_it() -> None:
 
 
 async def test_a_broken_prompt_override_fails_compaction_naming_the_file() -> None:
-    directory = override_dir()
+    directory = _opt_in()
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "compaction.md").write_text("{{ history }}")
     provider = ScriptedProvider([STRUCTURED_REPLY])

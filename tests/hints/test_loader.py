@@ -6,9 +6,20 @@ from pathlib import Path
 
 import pytest
 
-from gosling.hints import RefusalReason, collect_hints, find_git_root, load_hint_files
-from gosling.hints.loader import GLOBAL_HEADER, PROJECT_HEADER
+from gosling.agent.user_inputs import user_hint_dirs
+from gosling.hints import (
+    HintHeaders,
+    RefusalReason,
+    SubdirectoryHintTracker,
+    collect_hints,
+    find_git_root,
+    load_hint_files,
+)
+from gosling.hints.headers import DEFAULT_HEADERS
 from tests.hints.trees import write
+
+GLOBAL_HEADER = DEFAULT_HEADERS.global_header()
+PROJECT_HEADER = DEFAULT_HEADERS.project_header()
 
 
 def test_nothing_to_load_gives_empty_text(repo: Path, global_dir: Path) -> None:
@@ -85,10 +96,14 @@ def test_only_global_hints_gives_only_the_global_section(repo: Path, global_dir:
     assert text == GLOBAL_HEADER + "global only"
 
 
-def test_default_global_dir_is_goslings_config_dir(repo: Path) -> None:
+def test_without_a_global_dir_the_config_dir_is_not_read(repo: Path) -> None:
     config = Path(os.environ["GOSLING_HOME"]) / "config"
     write(config / "AGENTS.md", "from the config dir")
-    assert "from the config dir" in load_hint_files(repo)
+    write(repo / "AGENTS.md", "project")
+    assert load_hint_files(repo) == PROJECT_HEADER + "project"
+    dirs = user_hint_dirs()  # what the command line passes
+    assert dirs.global_dir == config
+    assert "from the config dir" in load_hint_files(repo, global_dir=dirs.global_dir)
 
 
 def test_agents_home_file_is_a_global_hint(repo: Path, global_dir: Path, tmp_path: Path) -> None:
@@ -124,19 +139,38 @@ def test_agents_home_file_needs_agents_md_among_the_names(
     )
 
 
-def test_agents_home_defaults_to_gosling_home_never_the_real_home(repo: Path) -> None:
+def test_agents_home_is_read_only_when_the_caller_names_a_home(repo: Path) -> None:
     write(Path(os.environ["GOSLING_HOME"]) / ".agents" / "AGENTS.md", "relocated home rules")
-    assert "relocated home rules" in load_hint_files(repo)
+    assert load_hint_files(repo) == ""
+    dirs = user_hint_dirs()  # the command line's: $GOSLING_HOME stands for ~
+    assert "relocated home rules" in load_hint_files(repo, home_dir=dirs.home_dir)
 
 
-def test_env_file_names_apply_when_none_are_given(
-    repo: Path, global_dir: Path, monkeypatch: pytest.MonkeyPatch
+def test_the_file_names_variable_is_not_read_by_the_library(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write(repo / "AGENTS.md", "agents")
     write(repo / "CLAUDE.md", "claude")
     monkeypatch.setenv("GOSLING_CONTEXT_FILE_NAMES", '["CLAUDE.md"]')
-    text = load_hint_files(repo, global_dir=global_dir)
-    assert "claude" in text and "agents" not in text
+    text = load_hint_files(repo)
+    assert "agents" in text and "claude" not in text
+
+
+def test_headers_can_be_reworded(repo: Path, global_dir: Path) -> None:
+    write(global_dir / "AGENTS.md", "g")
+    write(repo / "AGENTS.md", "p")
+    write(repo / "sub" / "AGENTS.md", "s")
+    headers = HintHeaders(
+        global_hints="## Mine",
+        project_hints="## Theirs",
+        subdirectory_hints="## In {{ directory }}",
+    )
+    text = load_hint_files(repo, global_dir=global_dir, headers=headers)
+    assert text == "## Mine\ng\n\n## Theirs\np"
+    tracker = SubdirectoryHintTracker(headers=headers)
+    tracker.record_tool_arguments({"path": "sub/x.py"}, repo)
+    [(_, sub_text)] = tracker.load_new_hints(repo)
+    assert sub_text == f"## In {repo.resolve() / 'sub'}\ns"
 
 
 def test_a_symlinked_alias_is_loaded_once(repo: Path, global_dir: Path) -> None:

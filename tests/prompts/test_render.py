@@ -6,8 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from gosling import prompts
-from gosling.prompts import PromptError, code_fence, render
+from gosling.agent.user_inputs import use_user_prompts
+from gosling.prompts import PromptError, code_fence, override_dir, render
+
+
+def _opt_in() -> Path:
+    """The user's prompt override dir, opted into as the command line does."""
+    use_user_prompts()
+    directory = override_dir()
+    assert directory is not None
+    return directory
 
 
 @pytest.fixture
@@ -35,7 +43,7 @@ def test_missing_variable_names_the_file(builtin_dir: Path) -> None:
 def test_user_override_wins_per_file(builtin_dir: Path) -> None:
     (builtin_dir / "a.md").write_text("built-in a")
     (builtin_dir / "b.md").write_text("built-in b")
-    override = prompts.override_dir()
+    override = _opt_in()
     override.mkdir(parents=True)
     (override / "a.md").write_text("custom a {{ x }}")
     assert render("a.md", x=1) == "custom a 1"
@@ -44,7 +52,7 @@ def test_user_override_wins_per_file(builtin_dir: Path) -> None:
 
 def test_broken_override_is_a_clear_error(builtin_dir: Path) -> None:
     (builtin_dir / "a.md").write_text("fine")
-    override = prompts.override_dir()
+    override = _opt_in()
     override.mkdir(parents=True)
     (override / "a.md").write_text("line one\n{% if x %}\nunclosed")
     with pytest.raises(PromptError) as info:

@@ -181,11 +181,18 @@ async def _context(app: CommandHost, argument: str) -> bool:
 
 async def _hints(app: CommandHost, argument: str) -> bool:
     from gosling.agent.cli.hints_cmd import format_report
+    from gosling.agent.user_inputs import user_hint_dirs
     from gosling.hints import collect_hints
 
     agent = app.agent
     try:
-        report = collect_hints(agent.working_dir, agent.config.context_file_names)
+        dirs = user_hint_dirs()
+        report = collect_hints(
+            agent.working_dir,
+            agent.config.context_file_names,
+            global_dir=dirs.global_dir,
+            home_dir=dirs.home_dir,
+        )
     except (OSError, ValueError) as exc:
         app.renderer.error(f"cannot read hint files: {exc}")
         return True

@@ -1,0 +1,37 @@
+"""What the command line reads from the user's home that the library never reads by itself.
+
+The library (`gosling.prompts`, `gosling.hints`, `gosling.context_mgmt`) reads nothing outside
+the package unless its caller says where: the command line says here. Prompt overrides come
+from `<config dir>/prompts/`, global hints from the config dir and `~/.agents/AGENTS.md`
+(`$GOSLING_HOME` stands for `~` when set, so a relocated gosling, and every test, never reads
+the real home).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from gosling.prompts.locations import user_dirs
+
+
+def use_user_prompts() -> None:
+    """Let every prompt prefer the user's file in `<config dir>/prompts/` (idempotent)."""
+    from gosling.prompts import use_override_dir, user_override_dir
+
+    use_override_dir(user_override_dir())
+
+
+@dataclass(frozen=True)
+class HintDirs:
+    global_dir: Path
+    """Where global hint files live: gosling's config dir."""
+    home_dir: Path
+    """What `~` is for `~/.agents/AGENTS.md`."""
+
+
+def user_hint_dirs() -> HintDirs:
+    relocated = os.environ.get("GOSLING_HOME")
+    home = Path(relocated).expanduser() if relocated else Path.home()
+    return HintDirs(global_dir=user_dirs().config, home_dir=home)
