@@ -59,9 +59,10 @@ class ToolRunner:
         self.responses = {}
         allowed: list[ToolRequest] = []
         before = await self._pre_tool_use(requests)
-        for request in requests:
+        for asked in requests:
+            outcome = before[asked.id]
+            request = self._as_hook_updated(asked, outcome)
             yield ToolCall(request.id, request.name, dict(request.arguments))
-            outcome = before[request.id]
             for event in outcome.events:
                 yield event
             self.stop_reason = self.stop_reason or outcome.stop_reason
@@ -117,6 +118,25 @@ class ToolRunner:
 
         hooked = await steps.pre_tool_use(self.session, requests, self.working_dir)
         return {r.id: outcome for r, outcome in zip(requests, hooked, strict=True)}
+
+    def _as_hook_updated(self, request: ToolRequest, outcome: HookOutcome) -> ToolRequest:
+        """The call as it will run: a PreToolUse hook's `updatedInput` replaces the model's
+        arguments (permissions then judge what really runs), and the model is told in the
+        result. The stored assistant message keeps what the model asked for."""
+        if outcome.updated_input is None:
+            return request
+        from gosling.agent.hooks.steps import input_update_note
+        from gosling.agent.hooks.tools import arguments_from_hook
+
+        arguments = arguments_from_hook(
+            request.name, outcome.updated_input, request.arguments, self.working_dir
+        )
+        if arguments == dict(request.arguments):
+            return request
+        outcome.context = "\n\n".join(
+            t for t in (input_update_note(request.name, arguments), outcome.context) if t
+        )
+        return request.model_copy(update={"arguments": arguments})
 
     async def _respond(
         self, request: ToolRequest, ctx: ToolContext, before: HookOutcome

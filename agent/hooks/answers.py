@@ -3,7 +3,8 @@
 - exit 0: stdout is the answer. JSON (an object) may say `continue: false` (stop the turn,
   `stopReason`), `systemMessage` (shown to the user), `decision: "block"` with `reason`,
   and `hookSpecificOutput` with `permissionDecision` (`allow`, `deny`, `ask`),
-  `permissionDecisionReason` and `additionalContext`. Plain text is context for
+  `permissionDecisionReason`, `additionalContext` and (PreToolUse) `updatedInput`, the
+  tool input to run instead, in the shape the hook was sent. Plain text is context for
   UserPromptSubmit and SessionStart, and instructions to the summarizer for PreCompact.
 - exit 2: block; stderr is the reason (the model sees it where the event has a model to
   tell: PreToolUse, PostToolUse, Stop).
@@ -43,6 +44,8 @@ class HookAnswer:
     """Set when the hook said `continue: false`."""
     error: str = ""
     """Why the hook failed (exit code, timeout, bad output)."""
+    updated_input: dict[str, Any] | None = None
+    """PreToolUse's `updatedInput`: the `tool_input` to run instead of the model's."""
 
 
 def interpret(event: HookEvent, run: HookRun) -> HookAnswer:
@@ -92,10 +95,16 @@ def _from_json(event: HookEvent, data: dict[str, Any]) -> HookAnswer:
     elif legacy == "block":
         decision = "block"
         reason = _text(data.get("reason")) or f"blocked by a {event} hook"
+    updated = specific.get("updatedInput") if event == "PreToolUse" else None
     if stop_reason is not None:
         decision = "stop"
     return HookAnswer(
-        decision, cap(reason), cap(context), cap(system_message), stop_reason=stop_reason
+        decision,
+        cap(reason),
+        cap(context),
+        cap(system_message),
+        stop_reason=stop_reason,
+        updated_input=updated if isinstance(updated, dict) else None,
     )
 
 

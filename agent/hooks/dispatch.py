@@ -146,6 +146,8 @@ class SessionHooks:
             outcome.events.append(Notice(f"{event} hook: {answer.system_message}"))
         if answer.context:
             outcome.context = "\n\n".join(t for t in (outcome.context, answer.context) if t)
+        if answer.updated_input is not None and outcome.updated_input is None:
+            outcome.updated_input = answer.updated_input
         if answer.stop_reason is not None and outcome.stop_reason is None:
             outcome.stop_reason = answer.stop_reason
         if answer.decision == "block":

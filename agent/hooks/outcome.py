@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from gosling.agent.events import Event
@@ -23,6 +23,8 @@ class HookOutcome:
     permission_reason: str = ""
     context: str = ""
     stop_reason: str | None = None
+    updated_input: dict[str, Any] | None = None
+    """A PreToolUse hook's `updatedInput` (the first hook in config order that gave one)."""
     events: list[Event] = field(default_factory=list)
     """`HookDecided` per run, notices for failures and system messages: yield them."""
 

@@ -9,10 +9,10 @@ summary (PostCompact, and SessionStart with source `compact`), or inside the too
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gosling.agent.events import Event, MessageAdded
 from gosling.agent.hooks.outcome import NO_OUTCOME, HookOutcome
@@ -29,6 +29,17 @@ MAX_STOP_BLOCKS = 10
 whole `max_turns` budget."""
 STOP_LIMIT = "Stop hooks kept this turn going {count} times; stopping it here."
 POST_TOOL_FEEDBACK = "A PostToolUse hook says: {reason}"
+
+
+INPUT_UPDATED = "A PreToolUse hook changed this call before it ran; it ran as {name} {arguments}"
+
+
+def input_update_note(name: str, arguments: Mapping[str, Any]) -> str:
+    """What the model is told when a hook's `updatedInput` changed its call."""
+    import json
+
+    shown = json.dumps(dict(arguments), ensure_ascii=False, default=str)
+    return INPUT_UPDATED.format(name=name, arguments=shown[:2_000])
 
 
 def context_message(event: str, text: str) -> Message:

@@ -94,6 +94,44 @@ def _claude_input(alias: str, args: dict[str, Any], working_dir: Path) -> dict[s
     return {"todos": args.get("items", [])}
 
 
+def arguments_from_hook(
+    tool: str, updated: Mapping[str, Any], arguments: Mapping[str, Any], working_dir: Path
+) -> dict[str, Any]:
+    """gosling's arguments for `tool` after a PreToolUse hook's `updatedInput`, which is in
+    the shape the hook was sent (`tool_input`): Claude Code's fields for the developer
+    tools (absolute `file_path`, `timeout` in ms), gosling's own for every other tool.
+    Fields the hook left out keep the model's values."""
+    alias = CLAUDE_CODE_NAMES.get(tool)
+    args = dict(arguments)
+    if alias is None:
+        args.update(updated)
+        return args
+    file_path = updated.get("file_path")
+    if isinstance(file_path, str):
+        path = Path(file_path)
+        args["path"] = (
+            str(path.relative_to(working_dir)) if path.is_relative_to(working_dir) else file_path
+        )
+    if alias == "Bash":
+        if "command" in updated:
+            args["command"] = updated["command"]
+        if isinstance(updated.get("timeout"), int | float):
+            args["timeout_secs"] = updated["timeout"] / 1000
+    elif alias == "Write" and "content" in updated:
+        args["content"] = updated["content"]
+    elif alias == "Edit":
+        for theirs, ours in (("old_string", "old"), ("new_string", "new")):
+            if theirs in updated:
+                args[ours] = updated[theirs]
+    elif alias == "Read" and isinstance(updated.get("offset"), int):
+        start = updated["offset"]
+        limit = updated.get("limit")
+        args["view_range"] = [start, start + limit - 1 if isinstance(limit, int) else -1]
+    elif alias == "TodoWrite" and "todos" in updated:
+        args["items"] = updated["todos"]
+    return args
+
+
 def tool_response(
     tool: str, arguments: Mapping[str, Any], output: str, is_error: bool, working_dir: Path
 ) -> dict[str, Any]:

@@ -46,6 +46,20 @@ if answer is not None:
 """
 
 
+REWRITE_INPUT = """import json, sys
+# A Claude Code PreToolUse hook that rewrites the call (hookSpecificOutput.updatedInput).
+data = json.load(sys.stdin)
+rewrites = {rewrites!r}
+new = rewrites.get(json.dumps(data["tool_input"], sort_keys=True))
+if new is not None:
+    print(json.dumps({{"hookSpecificOutput": {{
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "allow",
+        "updatedInput": new,
+    }}}}))
+"""
+
+
 def write_script(directory: Path, name: str, text: str) -> Path:
     path = directory / name
     path.write_text(text)

@@ -9,7 +9,7 @@ import pytest
 
 from gosling.agent.hooks.answers import interpret
 from gosling.agent.hooks.process import HookRun
-from gosling.agent.hooks.tools import matches, names_of, tool_fields
+from gosling.agent.hooks.tools import arguments_from_hook, matches, names_of, tool_fields
 
 
 def ran(code: int | None, out: str = "", err: str = "", *, timed_out: bool = False) -> HookRun:
@@ -44,6 +44,31 @@ def test_tool_input_is_in_claude_codes_shape_with_absolute_paths(tmp_path: Path)
         "replace_all": False,
     }
     assert fields["gosling_tool_input"] == {"path": "a.py", "old": "x", "new": "y"}
+
+
+def test_updated_input_in_claude_codes_shape_becomes_goslings_arguments(tmp_path: Path) -> None:
+    edit = {"path": "a.py", "old": "x", "new": "y"}
+    changed = {"file_path": str(tmp_path / "b.py"), "new_string": "z"}
+    assert arguments_from_hook("developer__edit", changed, edit, tmp_path) == {
+        "path": "b.py",
+        "old": "x",
+        "new": "z",
+    }
+    read = arguments_from_hook(
+        "developer__view", {"offset": 3, "limit": 2}, {"path": "a"}, tmp_path
+    )
+    assert read == {"path": "a", "view_range": [3, 4]}
+    shell = arguments_from_hook("developer__shell", {"timeout": 1500}, {"command": "ls"}, tmp_path)
+    assert shell == {"command": "ls", "timeout_secs": 1.5}
+    outside = arguments_from_hook(
+        "developer__write", {"file_path": "/etc/x"}, {"path": "a"}, tmp_path
+    )
+    assert outside["path"] == "/etc/x"  # the write tool's own containment still judges it
+    mcp = arguments_from_hook("git__git_status", {"repo_path": "/r"}, {"repo_path": "."}, tmp_path)
+    assert mcp == {"repo_path": "/r"}
+    answer = {"hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"a": 1}}}
+    assert interpret("PreToolUse", ran(0, json.dumps(answer))).updated_input == {"a": 1}
+    assert interpret("PostToolUse", ran(0, json.dumps(answer))).updated_input is None
 
 
 def test_exit_2_blocks_with_stderr_and_other_codes_fail() -> None:

@@ -13,6 +13,7 @@ from tests.agent.hooks.scripts import (
     DENY_RM_RF,
     LOG_EVENT,
     NO_FORCE_PUSH,
+    REWRITE_INPUT,
     home,
     hook_toml,
     python_hook,
@@ -125,6 +126,57 @@ def test_a_claude_code_settings_file_json_deny_works_unchanged(
     assert any(b["type"] == "tool_use" for b in transcript[-1]["message"]["content"])
     decisions = [d["decision"] for d in payload["hook_decisions"]]
     assert sorted(decisions) == ["deny", "none"]
+
+
+def _rewriting_hook(scripts: Path, rewrites: dict[str, dict[str, Any]]) -> str:
+    """A PreToolUse hook answering `updatedInput` for the tool inputs (JSON) it knows."""
+    text = REWRITE_INPUT.format(rewrites=rewrites)
+    return python_hook(scripts, "rewrite.py", text)
+
+
+def test_updated_input_changes_what_runs_and_the_model_is_told(
+    repo: Path, scripts: Path, server: FakeLLMServer
+) -> None:
+    draft = json.dumps({"content": "draft\n", "file_path": str(repo / "draft.txt")}, sort_keys=True)
+    bash = json.dumps({"command": "touch asked.txt"}, sort_keys=True)
+    command = _rewriting_hook(
+        scripts,
+        {
+            bash: {"command": "touch rewritten.txt"},
+            draft: {"file_path": str(repo / "reviewed.txt"), "content": "reviewed\n"},
+        },
+    )
+    user_config(home(), hook_toml("PreToolUse", command, matcher="Bash|Write"))
+    server.add(
+        tool("developer__shell", command="touch asked.txt"),
+        tool("developer__write", path="draft.txt", content="draft\n"),
+        Turn(text="Done."),
+    )
+    payload = run_json(server, repo, "make the files")
+    assert payload["_code"] == 0, payload["_stderr"]
+    assert (repo / "rewritten.txt").exists() and not (repo / "asked.txt").exists()
+    assert (repo / "reviewed.txt").read_text() == "reviewed\n"
+    assert not (repo / "draft.txt").exists()
+    second = json.dumps(server.model_requests()[1].body)
+    assert "A PreToolUse hook changed this call before it ran" in second
+    assert "touch rewritten.txt" in second
+
+
+def test_updated_input_is_judged_by_the_deny_rules_as_it_will_run(
+    repo: Path, scripts: Path, server: FakeLLMServer
+) -> None:
+    (repo / "build").mkdir()
+    command = _rewriting_hook(
+        scripts, {json.dumps({"command": "echo hi"}): {"command": "rm -rf build"}}
+    )
+    rules = '[permissions]\ndeny = ["developer__shell(rm)"]\n'
+    user_config(home(), rules + hook_toml("PreToolUse", command, matcher="Bash"))
+    server.add(tool("developer__shell", command="echo hi"), Turn(text="Fine."))
+    payload = run_json(server, repo, "say hi")
+    assert payload["_code"] == 0, payload["_stderr"]
+    assert (repo / "build").is_dir()
+    second = json.dumps(server.model_requests()[1].body)
+    assert "Permission denied" in second
 
 
 def test_additional_context_reaches_the_model(
