@@ -26,6 +26,14 @@ FORMATS = [
     ("sk_live_abcdefghij0123456789", "stripe-key"),
     ("rk_live_abcdefghij0123456789", "stripe-key"),
     ("sk_test_abcdefghij0123456789", "stripe-key"),
+    ("glpat-AbCdEfGhIjKlMnOpQrSt", "gitlab-token"),
+    ("glrt-t1_AbCdEfGhIjKlMnOpQrSt", "gitlab-token"),
+    ("gldt-AbCdEfGhIjKlMnOpQrSt", "gitlab-token"),
+    ("AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q", "google-api-key"),
+    (
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaS1qb2IifQ.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg",
+        "jwt",
+    ),
 ]
 
 
@@ -136,3 +144,80 @@ def test_redacting_json_always_gives_valid_json(noise: str) -> None:
     assert secret not in redacted and "tok\\en-123456" not in json.dumps(loaded)
     assert loaded["pin"] == "[REDACTED:PIN_SECRET]"
     assert loaded["[REDACTED:PIN_SECRET]"] == redactor.redact(noise)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "jdbc:mysql://db.internal:3306/app?user=app&password=Hunter2-conn",
+        "jdbc:postgresql://db/app?password=Hunter2-conn&ssl=true",
+        "Server=db;Database=app;User Id=app;Password=Hunter2-conn;",
+        "Password=Hunter2-conn;Server=db",
+        "Driver={ODBC};Server=db;Uid=app;Pwd=Hunter2-conn",
+        "jdbc:oracle:thin:scott/Hunter2-conn@db.internal:1521/orcl",
+        "https://deploy:Hunter2-conn@git.example.test/repo.git",
+    ],
+)
+def test_connection_string_passwords_in_any_form(text: str) -> None:
+    out = Redactor({}).redact(text)
+    assert "Hunter2-conn" not in out and "[REDACTED:" in out, out
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "login(user, password=password)",
+        'password = os.environ["DB_PASS"]',
+        "cd /tmp && pwd",
+        "PWD=/home/dev/project",
+        "config.password = read_password();",
+    ],
+)
+def test_code_that_names_a_password_is_left_alone(code: str) -> None:
+    assert Redactor({}).redact(code) == code
+
+
+def test_encoded_forms_of_an_environment_secret() -> None:
+    import base64
+    from urllib.parse import quote
+
+    key = "s3cr3t/Value+with=odd&chars-0123"
+    redactor = Redactor({"DB_PASS": key})
+    line = f"export DB_PASS={key}\n".encode()
+    for prefix in (b"", b"x", b"xy"):
+        data = b"# ~/.bashrc\n" + prefix + line
+        for encoded in (
+            base64.b64encode(data),
+            base64.urlsafe_b64encode(data),
+            data.hex().encode(),
+        ):
+            out = redactor.redact(encoded.decode())
+            assert "[REDACTED:DB_PASS]" in out
+            assert base64.b64encode(key.encode())[4:-4].decode() not in out
+    assert redactor.redact(f"?q={quote(key, safe='')}") == "?q=[REDACTED:DB_PASS]"
+
+
+def test_wrapped_base64_output_is_matched_across_its_line_breaks() -> None:
+    import base64
+    import textwrap
+
+    key = "glpat-Wr4pped0ver0Lines0Key"
+    redactor = Redactor({"GLPAT": key})
+    data = ("# shell setup\n" * 5 + f"export GLPAT={key}\n" + "alias ll='ls -l'\n" * 5).encode()
+    for offset in range(76):
+        wrapped = "\n".join(textwrap.wrap(base64.b64encode(b"." * offset + data).decode(), 76))
+        out = redactor.redact(wrapped + "\n")
+        assert "[REDACTED:GLPAT]" in out, offset
+        joined = out.replace("\n", "")
+        for core in (base64.b64encode(b"\0" * n + key.encode()).decode()[4:-4] for n in range(3)):
+            assert core[4:] not in joined
+
+
+def test_a_key_found_in_plain_text_is_then_matched_encoded() -> None:
+    import base64
+
+    token = "ghp_" + "Found0nce" * 4
+    redactor = Redactor({})
+    assert redactor.redact(f"token: {token}") == "token: [REDACTED:github-token]"
+    encoded = base64.b64encode(f"x{token}y".encode()).decode()
+    assert "[REDACTED:github-token]" in redactor.redact(encoded)
