@@ -39,7 +39,9 @@ class Conversation:
         return [m for m in self.messages if m.metadata.user_visible]
 
     def agent_view(self) -> list[Message]:
-        """The repaired agent-visible messages: what a provider is sent."""
+        """The agent-visible messages, repaired (`fix_agent_view`). Masked messages are still
+        shown whole here: `gosling.model_view` (or `gosling.context_mgmt.model_view`) gives
+        what a provider is sent, placeholders included."""
         return fix_agent_view(self.messages)[0]
 
 

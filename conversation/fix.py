@@ -359,5 +359,7 @@ def fix_conversation(messages: Sequence[Message]) -> tuple[list[Message], list[s
 
 
 def fix_agent_view(messages: Sequence[Message]) -> tuple[list[Message], list[str]]:
-    """The repaired list of agent-visible messages only: what a provider is sent."""
+    """The agent-visible messages only, repaired, and the issues found. Masking is not
+    applied here (this package knows nothing of it): `gosling.model_view` gives what a
+    provider is sent, masked results shown as their placeholders."""
     return _fix_visible([m for m in messages if m.metadata.agent_visible])

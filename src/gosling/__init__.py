@@ -1,4 +1,4 @@
-"""gosling: an agent runtime built around goose-grade context management.
+"""gosling: an agent runtime built around goose-grade context management, and a library.
 
 Everything gosling installs lives under this one import root: `gosling.conversation`,
 `gosling.prompts`, `gosling.hints`, `gosling.providers`, `gosling.sessions`,
@@ -6,15 +6,234 @@ Everything gosling installs lives under this one import root: `gosling.conversat
 repository those packages are the folders at its top; `src/gosling/` links them under this
 root so that the wheel, an editable install, pytest and mypy all see one module per file.
 
-Importing `gosling` imports nothing else: each package is loaded when first used.
+The names below are the public API (`docs/library.md`); each is loaded on first use, so
+`import gosling` itself imports almost nothing. Library calls read no configuration
+directory, no `~/.agents`, no `GOSLING_*` variable and write nothing, unless the caller
+passes a directory; coroutines have `_sync` twins that work inside a running event loop.
+
+- messages: `Message`, `TextContent`, `ImageContent`, `ToolRequest`, `ToolResponse`,
+  `MessageMetadata`, `Conversation`
+- tokens and views: `count_tokens`, `TokenCounter`, `model_view`, `needs_compaction`
+- compaction: `compact` / `compact_sync`, `summarize` / `summarize_sync`,
+  `summarize_tool_pair` / `summarize_tool_pair_sync`, `CompactionResult`, `Summary`,
+  `CompactionFailed`, `CompactingProvider`, `StructuredSummary`,
+  `STRUCTURED_SUMMARY_SCHEMA`, `FileActivity`
+- templates: `CompactionTemplates`, `HintHeaders`, `builtin_template`
+- hints: `load_hints`, `collect_hints`, `HintReport`, `SubdirectoryHintTracker`
+- providers: `Provider`, `FunctionProvider`, `ModelConfig`, `ToolSpec`, `Usage`,
+  `ProviderError`, `ContextLengthExceeded`, `ScriptedProvider`
+- converters: `to_openai_chat` / `from_openai_chat`, `to_openai_responses` /
+  `from_openai_responses`, `to_anthropic` / `from_anthropic`, `Converted`
+- `run_sync`, `__version__`
 """
 
-from gosling.agent.version import __version__
+from __future__ import annotations
 
-__all__ = ["__version__"]
-
+import importlib
 import logging as _logging
+from typing import TYPE_CHECKING, Any
+
+from gosling.agent.version import __version__
 
 # A library stays quiet unless its caller configures logging: gosling.* records never reach
 # the last-resort stderr handler. The command line configures the root logger itself.
 _logging.getLogger("gosling").addHandler(_logging.NullHandler())
+
+if TYPE_CHECKING:
+    from gosling.api import (
+        compact,
+        compact_sync,
+        count_tokens,
+        load_hints,
+        model_view,
+        needs_compaction,
+        summarize,
+        summarize_sync,
+        summarize_tool_pair,
+        summarize_tool_pair_sync,
+    )
+    from gosling.context_mgmt.compact import CompactionResult
+    from gosling.context_mgmt.compacting_provider import CompactingProvider
+    from gosling.context_mgmt.errors import CompactionFailed
+    from gosling.context_mgmt.structured import FileActivity, StructuredSummary
+    from gosling.context_mgmt.summarize import Summary
+    from gosling.context_mgmt.summary_schema import STRUCTURED_SUMMARY_SCHEMA
+    from gosling.context_mgmt.templates import CompactionTemplates
+    from gosling.context_mgmt.tokens import TokenCounter
+    from gosling.conversation import (
+        Conversation,
+        ImageContent,
+        Message,
+        MessageMetadata,
+        TextContent,
+        ToolRequest,
+        ToolResponse,
+    )
+    from gosling.hints import (
+        HintHeaders,
+        HintReport,
+        SubdirectoryHintTracker,
+        collect_hints,
+    )
+    from gosling.prompts import builtin_source as builtin_template
+    from gosling.providers import (
+        ContextLengthExceeded,
+        ModelConfig,
+        Provider,
+        ProviderError,
+        ScriptedProvider,
+        ToolSpec,
+        Usage,
+    )
+    from gosling.providers.function_provider import FunctionProvider
+    from gosling.providers.message_dicts import (
+        Converted,
+        from_anthropic,
+        from_openai_chat,
+        from_openai_responses,
+        to_anthropic,
+        to_openai_chat,
+        to_openai_responses,
+    )
+    from gosling.providers.run_sync import run_sync
+
+_API = "gosling.api"
+_DICTS = "gosling.providers.message_dicts"
+_LAZY: dict[str, tuple[str, str]] = {
+    **{
+        name: (_API, name)
+        for name in (
+            "compact",
+            "compact_sync",
+            "count_tokens",
+            "load_hints",
+            "model_view",
+            "needs_compaction",
+            "summarize",
+            "summarize_sync",
+            "summarize_tool_pair",
+            "summarize_tool_pair_sync",
+        )
+    },
+    "CompactionResult": ("gosling.context_mgmt.compact", "CompactionResult"),
+    "CompactingProvider": ("gosling.context_mgmt.compacting_provider", "CompactingProvider"),
+    "CompactionFailed": ("gosling.context_mgmt.errors", "CompactionFailed"),
+    "FileActivity": ("gosling.context_mgmt.structured", "FileActivity"),
+    "StructuredSummary": ("gosling.context_mgmt.structured", "StructuredSummary"),
+    "Summary": ("gosling.context_mgmt.summarize", "Summary"),
+    "STRUCTURED_SUMMARY_SCHEMA": (
+        "gosling.context_mgmt.summary_schema",
+        "STRUCTURED_SUMMARY_SCHEMA",
+    ),
+    "CompactionTemplates": ("gosling.context_mgmt.templates", "CompactionTemplates"),
+    "TokenCounter": ("gosling.context_mgmt.tokens", "TokenCounter"),
+    **{
+        name: ("gosling.conversation", name)
+        for name in (
+            "Conversation",
+            "ImageContent",
+            "Message",
+            "MessageMetadata",
+            "TextContent",
+            "ToolRequest",
+            "ToolResponse",
+        )
+    },
+    **{
+        name: ("gosling.hints", name)
+        for name in ("HintHeaders", "HintReport", "SubdirectoryHintTracker", "collect_hints")
+    },
+    "builtin_template": ("gosling.prompts", "builtin_source"),
+    **{
+        name: ("gosling.providers", name)
+        for name in (
+            "ContextLengthExceeded",
+            "ModelConfig",
+            "Provider",
+            "ProviderError",
+            "ScriptedProvider",
+            "ToolSpec",
+            "Usage",
+        )
+    },
+    "FunctionProvider": ("gosling.providers.function_provider", "FunctionProvider"),
+    **{
+        name: (_DICTS, name)
+        for name in (
+            "Converted",
+            "from_anthropic",
+            "from_openai_chat",
+            "from_openai_responses",
+            "to_anthropic",
+            "to_openai_chat",
+            "to_openai_responses",
+        )
+    },
+    "run_sync": ("gosling.providers.run_sync", "run_sync"),
+}
+
+__all__ = [
+    "STRUCTURED_SUMMARY_SCHEMA",
+    "CompactingProvider",
+    "CompactionFailed",
+    "CompactionResult",
+    "CompactionTemplates",
+    "ContextLengthExceeded",
+    "Conversation",
+    "Converted",
+    "FileActivity",
+    "FunctionProvider",
+    "HintHeaders",
+    "HintReport",
+    "ImageContent",
+    "Message",
+    "MessageMetadata",
+    "ModelConfig",
+    "Provider",
+    "ProviderError",
+    "ScriptedProvider",
+    "StructuredSummary",
+    "SubdirectoryHintTracker",
+    "Summary",
+    "TextContent",
+    "TokenCounter",
+    "ToolRequest",
+    "ToolResponse",
+    "ToolSpec",
+    "Usage",
+    "__version__",
+    "builtin_template",
+    "collect_hints",
+    "compact",
+    "compact_sync",
+    "count_tokens",
+    "from_anthropic",
+    "from_openai_chat",
+    "from_openai_responses",
+    "load_hints",
+    "model_view",
+    "needs_compaction",
+    "run_sync",
+    "summarize",
+    "summarize_sync",
+    "summarize_tool_pair",
+    "summarize_tool_pair_sync",
+    "to_anthropic",
+    "to_openai_chat",
+    "to_openai_responses",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use (PEP 562), so `import gosling` stays cheap."""
+    try:
+        module, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'gosling' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

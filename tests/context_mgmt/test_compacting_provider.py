@@ -130,3 +130,83 @@ def test_it_manages_its_own_context_and_mirrors_the_inner_model() -> None:
     provider = CompactingProvider(inner)
     assert provider.manages_own_context
     assert provider.model_config.context_limit == 32_000
+
+
+def _overflowing_at(limit: int, seen: list[str]) -> ScriptedProvider:
+    """Overflows while a non-summary request holds a tool result (the original history) or
+    more than `limit` messages."""
+
+    def step(request: object) -> object:
+        from gosling.providers import ScriptedReply, ScriptedRequest, Usage
+
+        assert isinstance(request, ScriptedRequest)
+        if request.fast:
+            seen.append("summary")
+            return ScriptedReply(
+                text=STRUCTURED_REPLY, usage=Usage(input_tokens=500, output_tokens=50)
+            )
+        seen.append(f"call with {len(request.messages)}")
+        if len(request.messages) > limit or any(m.tool_responses for m in request.messages):
+            raise ContextLengthExceeded("too long")
+        return ScriptedReply(text="ok", usage=Usage(input_tokens=40, output_tokens=4))
+
+    return ScriptedProvider([step] * 20)
+
+
+async def test_the_next_call_reuses_the_compaction_instead_of_summarizing_again() -> None:
+    seen: list[str] = []
+    compacted: list[object] = []
+    provider = CompactingProvider(_overflowing_at(8, seen), on_compact=compacted.append)
+    history = [*HISTORY, Message.assistant("Found it."), Message.user("Now add a test")]
+
+    reply, usage = await provider.complete("s", history)
+    assert seen == ["call with 5", "summary", "call with 3"]
+    assert len(compacted) == 1 and provider.last_compaction is compacted[0]
+    assert usage.input_tokens == 540 and usage.output_tokens == 54  # summary + retry
+
+    history += [reply, Message.user("and run it")]
+    seen.clear()
+    _, usage = await provider.complete("s", history)
+    assert seen == ["call with 5"]  # summary, continuation, copy, the two new ones
+    assert usage.input_tokens == 40 and provider.compactions == 1
+
+
+async def test_a_history_rebuilt_from_dicts_still_matches_but_another_one_does_not() -> None:
+    from gosling import from_openai_chat, to_openai_chat
+
+    seen: list[str] = []
+    provider = CompactingProvider(_overflowing_at(8, seen))
+    history = [*HISTORY, Message.assistant("Found it."), Message.user("Now add a test")]
+    await provider.complete("s", history)
+    rebuilt = from_openai_chat(to_openai_chat(history)).messages
+    assert provider.view([*rebuilt, Message.assistant("x")])[0].metadata.kind == "summary"
+    other = [Message.user("a different conversation")]
+    assert provider.view(other) == other
+    provider.reset()
+    assert provider.view(history) == history
+
+
+async def test_a_streamed_retry_reports_the_summary_usage_too() -> None:
+    seen: list[str] = []
+    provider = CompactingProvider(_overflowing_at(8, seen))
+    history = [*HISTORY, Message.assistant("Found it."), Message.user("Now add a test")]
+    events = [e async for e in provider.stream("s", history)]
+    final = events[-1]
+    assert isinstance(final, Completed) and final.usage.input_tokens == 540
+
+
+def test_complete_sync_inside_and_outside_a_loop() -> None:
+    import asyncio
+
+    seen: list[str] = []
+    provider = CompactingProvider(_overflowing_at(8, seen))
+    history = [*HISTORY, Message.assistant("Found it."), Message.user("Now add a test")]
+    reply, _ = provider.complete_sync("s", history)
+    assert reply.text == "ok"
+
+    async def inside() -> str:
+        again, _ = provider.complete_sync("s", [*history, reply, Message.user("more")])
+        return again.text
+
+    assert asyncio.run(inside()) == "ok"
+    assert provider.compactions == 1
