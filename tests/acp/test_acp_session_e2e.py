@@ -17,6 +17,7 @@ from gosling.agent.tool_runner import CANCELLED_TEXT
 from gosling.providers.pricing import cost_usd
 from gosling.sessions import SqliteSessionStore
 from tests.acp.client import REPO, RecordingClient, agent_args, agent_env, running_agent, text
+from tests.agent.interactive.pty_session import PtySession
 from tests.fakes import FakeLLMServer, FakeToolCall, FakeUsage, Turn
 
 MODEL = "claude-sonnet-4-5"
@@ -226,6 +227,24 @@ async def test_a_whole_session_across_a_restart_and_the_command_line(
         )  # fmt: skip
         assert more.returncode == 0, more.stderr
         assert more.stdout.strip() == "From the terminal again."
+        # ... and `gosling session -r` on a terminal continues it with the whole history.
+        server.add(Turn(text="And from the interactive session."))
+        term = PtySession(
+            ["session", "--base-url", server.url, "--provider", "anthropic", "--model", MODEL,
+             "-r", sid],
+            repo,
+            agent_env(home),
+        )  # fmt: skip
+        try:
+            term.expect("From the terminal again.", timeout=120)  # the history is shown
+            term.send("last one\r")
+            term.expect("And from the interactive session.", timeout=120)
+            term.send("/exit\r")
+            assert term.wait(120) == 0
+        finally:
+            term.close()
+        sent = json.dumps(server.model_requests()[-1].body)
+        assert "change the greeting" in sent and "one more" in sent and "last one" in sent
         server.assert_complete()
 
 
