@@ -39,6 +39,10 @@ DEFAULT_PROMPT = (
 )
 
 
+CLI_EXTRA = "cli"
+"""The extra with the command line's own stack (click, rich, prompt_toolkit, mcp, ...)."""
+
+
 def _ensure_env(extras: str) -> None:
     if not PY.exists():
         print("creating .venv ...", file=sys.stderr)
@@ -48,8 +52,8 @@ def _ensure_env(extras: str) -> None:
     if stamp.exists() and stamp.read_text() == digest:
         return
     dev_stamp = VENV / ".installed-dev"
-    if not extras and dev_stamp.exists() and dev_stamp.read_text() == _digest("dev"):
-        return  # the dev install holds everything the base one does
+    if extras in ("", CLI_EXTRA) and dev_stamp.exists() and dev_stamp.read_text() == _digest("dev"):
+        return  # the dev install holds everything the command line's does
     target = f".[{extras}]" if extras else "."
     print(f"installing {target} into .venv ...", file=sys.stderr)
     pip = [str(PY), "-m", "pip", "--disable-pip-version-check", "-q"]
@@ -216,11 +220,11 @@ def _confirm(question: str) -> bool:
 def install(link_only: bool = False, force: bool = False) -> int:
     """Put `gosling` on PATH: pipx or `uv tool` when present (their own environment), else
     (or with --link) a link from the user's bin dir to this checkout's .venv."""
-    _ensure_env("")
+    _ensure_env(CLI_EXTRA)
     if not link_only and shutil.which("pipx"):
-        code = _run(["pipx", "install", "--force", "--editable", str(ROOT)])
+        code = _run(["pipx", "install", "--force", "--editable", f"{ROOT}[{CLI_EXTRA}]"])
     elif not link_only and shutil.which("uv"):
-        code = _run(["uv", "tool", "install", "--force", "--editable", str(ROOT)])
+        code = _run(["uv", "tool", "install", "--force", "--editable", f"{ROOT}[{CLI_EXTRA}]"])
     else:
         code = _link_into_bin_dir(force)
     if code != 0:
@@ -258,7 +262,7 @@ def main(argv: list[str]) -> int:
     if job == "mutate":
         _ensure_env("dev,mutate")
         return _run([str(PY), "-m", "bench.mutation", *rest])
-    _ensure_env("")
+    _ensure_env(CLI_EXTRA)
     if rest[:1] == ["--"]:
         return _run([str(BIN / "gosling"), *rest[1:]])
     prompt = " ".join(rest) or DEFAULT_PROMPT

@@ -1,4 +1,5 @@
-"""Start-up time of `gosling --version` and `--help` as a ratio to a bare `python -c pass`."""
+"""Start-up time of `gosling --version` and `--help`, and of the library's `import gosling`,
+as ratios to a bare `python -c pass`."""
 
 from __future__ import annotations
 
@@ -27,13 +28,16 @@ def run() -> dict[str, Any]:
     bare = _median_seconds([sys.executable, "-c", "pass"])
     version = _median_seconds([gosling, "--version"])
     help_ = _median_seconds([gosling, "--help"])
+    library = _median_seconds([sys.executable, "-c", "import gosling"])
     return {
         "python_pass_ms": round(bare * 1000, 1),
         "version_ms": round(version * 1000, 1),
         "help_ms": round(help_ * 1000, 1),
+        "import_gosling_ms": round(library * 1000, 1),
         "version_ratio": round(version / bare, 2),
         "help_ratio": round(help_ / bare, 2),
-        "targets": {"version_ratio": 3.0, "help_ratio": 7.0},
+        "import_gosling_ratio": round(library / bare, 2),
+        "targets": {"version_ratio": 3.0, "help_ratio": 7.0, "import_gosling_ratio": 1.5},
     }
 
 

@@ -1,5 +1,5 @@
 """`python -m gosling` runs the `gosling` command."""
 
-from gosling.agent.cli.main import main
+from gosling.agent.cli.launch import main
 
 main()
