@@ -21,11 +21,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
 from gosling.agent.hooks.config import HookTable, validate_table
 from gosling.agent.sandbox.policy import STRICTNESS, SandboxMode
 from gosling.context_mgmt.masking import MASK_KEEP_LAST
+from gosling.context_mgmt.summary_deadline import DEFAULT_CAP, DEFAULT_FLOOR
 from gosling.context_mgmt.trim_plan import MASK_KEEP_TOKENS, TRIM_PATIENCE
 from gosling.prompts.locations import UserDirs, user_dirs
 from gosling.providers.pricing import ModelPrice
@@ -137,6 +145,11 @@ class Settings(BaseModel):
     auto_compact_threshold: float = Field(default=0.8, ge=0, le=1)
     """Compact when the context passes this fraction of the window (0 to 1); 0 or 1
     turns automatic compaction off."""
+    compaction_timeout_floor: float = Field(default=DEFAULT_FLOOR, gt=0)
+    """Seconds a compaction's summary call may always take, however small its input."""
+    compaction_timeout_cap: float = Field(default=DEFAULT_CAP, gt=0)
+    """Seconds a compaction's summary call may take at most; between floor and cap the
+    deadline grows with the input (2 s per 1,000 tokens)."""
     context_strategy: ContextStrategy = "hybrid"
     """summarize: compaction + model summaries of old tool calls (goose-like); mask: replace
     old tool outputs by placeholders; hybrid: mask first, compaction as the backstop."""
@@ -206,6 +219,16 @@ class Settings(BaseModel):
     telemetry: TelemetrySettings = Field(default_factory=lambda: TelemetrySettings())
     """`[telemetry]`: OpenTelemetry traces (off unless an endpoint is set here or in
     `OTEL_EXPORTER_OTLP_ENDPOINT`)."""
+
+    @model_validator(mode="after")
+    def _compaction_timeouts_ordered(self) -> Settings:
+        if self.compaction_timeout_floor > self.compaction_timeout_cap:
+            raise ValueError(
+                f"compaction_timeout_floor ({self.compaction_timeout_floor:g}) is above "
+                f"compaction_timeout_cap ({self.compaction_timeout_cap:g}); lower the floor "
+                "or raise the cap"
+            )
+        return self
 
 
 FIELD_NAMES = tuple(Settings.model_fields)
@@ -415,7 +438,12 @@ def validate_settings(values: Mapping[str, Any], sources: Mapping[str, str]) -> 
         return Settings.model_validate(values)
     except ValidationError as exc:
         first = exc.errors()[0]
-        key = str(first["loc"][0]) if first["loc"] else "?"
+        if not first["loc"]:  # a rule across settings: its message names them
+            message = str(first["msg"]).removeprefix("Value error, ")
+            keys = [k for k in Settings.model_fields if k in message and k in sources]
+            where = ", ".join(dict.fromkeys(sources[k] for k in keys)) or "config"
+            raise ConfigError(f"{where}: {message}") from exc
+        key = str(first["loc"][0])
         where = sources.get(key, "?")
         limits = allowed_range(key) if key in Settings.model_fields else None
         if limits is not None and first["type"] in (

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from gosling.agent.events import (
     CompactionFinished,
+    CompactionRefused,
     CompactionStarted,
     CompactionTrigger,
     ContextTrimmed,
@@ -52,6 +53,7 @@ from gosling.context_mgmt.context_size import (
 from gosling.context_mgmt.errors import CompactionFailed
 from gosling.context_mgmt.masking import MaskingPresenter
 from gosling.context_mgmt.pair_summarizer import ToolPairSummarizer
+from gosling.context_mgmt.summary_deadline import SummaryDeadline
 from gosling.context_mgmt.tokens import TokenCounter
 from gosling.context_mgmt.tool_pairs import ends_with_misplaced_note
 from gosling.conversation import Message
@@ -343,18 +345,35 @@ class ContextPipeline:
             instructions = gate.instructions
         before = self.size.measure(session.view.request_messages(session.messages))[0]
         yield CompactionStarted(trigger, before)
-        result = await compact_messages(
-            self.provider,
-            session.messages,
-            manual=trigger == "manual",
-            focus=focus,
-            counter=self.counter,
-            instructions=instructions,
+        model = self.provider.model_config.model
+        deadline = SummaryDeadline(
+            self.settings.compaction_timeout_floor, self.settings.compaction_timeout_cap
         )
+        try:
+            result = await compact_messages(
+                self.provider,
+                session.messages,
+                manual=trigger == "manual",
+                focus=focus,
+                counter=self.counter,
+                instructions=instructions,
+                deadline=deadline,
+                refuse_larger=True,
+            )
+        except CompactionFailed as failure:
+            # What the attempts cost is billed either way: record it before anything else.
+            if failure.usage.total_tokens:
+                session.commit(usage=[UsageRecord(failure.usage, model, UsageKind.COMPACTION)])
+            if failure.reason != "summary_too_large" or trigger == "overflow":
+                raise
+            # The history stays; the threshold check stands down so the next call does not
+            # pay for the same refused summary again.
+            self._standing_down = trigger == "threshold"
+            yield CompactionRefused(str(failure), trigger, before)
+            return
         hidden = set(result.hidden_ids)
         flips = {m.id: m.metadata for m in result.messages if m.id in hidden}
         retained = result.retained_tokens + self.size.overhead_tokens
-        model = self.provider.model_config.model
         usage = UsageRecord(result.usage, model, UsageKind.COMPACTION)
         session.commit(
             append=result.appended, metadata=flips, usage=[usage], context_tokens=retained

@@ -171,6 +171,16 @@ class Notice(Event):
 
 
 @dataclass(frozen=True)
+class CompactionRefused(Notice):
+    """A compaction's summary was not used (larger than the history it would replace); the
+    history is kept as it was. `text` says why."""
+
+    type: ClassVar[str] = "compaction_refused"
+    trigger: CompactionTrigger = "manual"
+    tokens_before: int = 0
+
+
+@dataclass(frozen=True)
 class HookFailed(Notice):
     """A hook failed or timed out (said once per hook and session); the session goes on."""
 

@@ -24,16 +24,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from gosling.context_mgmt.errors import CompactionFailed
+from gosling.context_mgmt.summarize import SUMMARY_KIND as SUMMARY_KIND
 from gosling.context_mgmt.summarize import Summary, summarize
 from gosling.context_mgmt.templates import DEFAULT_TEMPLATES, ContinuationText, ContinuationTexts
 from gosling.conversation import Content, ImageContent, Message, MessageMetadata, TextContent
 from gosling.providers import Provider, Usage
 
 if TYPE_CHECKING:
+    from gosling.context_mgmt.summary_deadline import SummaryDeadline
     from gosling.context_mgmt.templates import CompactionTemplates
     from gosling.context_mgmt.tokens import TokenCounter
 
-SUMMARY_KIND = "summary"
 CONTINUATION_KIND = "continuation"
 PRESERVED_USER_KIND = "preserved_user"
 _PRESERVABLE_KINDS = frozenset({None, PRESERVED_USER_KIND})
@@ -45,6 +47,10 @@ CONTINUATION_TEXTS = ContinuationTexts()
 SUMMARY_ONLY_MODE: ContinuationText = "summary_only"
 """Used when there is no user text to carry over: the note then joins the summary message,
 so it is addressed to the model rather than written in its voice."""
+TOO_LARGE_MESSAGE = (
+    "The summary came out at ~{summary:,} tokens, more than the ~{replaced:,} tokens of "
+    "history it would replace, so it was not used and the history was kept as it is."
+)
 
 
 @dataclass(frozen=True)
@@ -79,13 +85,18 @@ async def compact_messages(
     counter: TokenCounter | None = None,
     templates: CompactionTemplates | None = None,
     instructions: str | None = None,
+    deadline: SummaryDeadline | None = None,
+    refuse_larger: bool = False,
 ) -> CompactionResult:
     """Summarize `messages` and return them with the summary in place of the agent view.
 
     `focus` carries the user's instructions for what to keep (`/compact keep the API
     decisions`), `instructions` extra rules for the summary (a PreCompact hook's);
-    `templates` replaces the compaction and summary prompts. Errors from
-    summarizing propagate and leave the conversation unchanged.
+    `templates` replaces the compaction and summary prompts; `deadline` bounds the
+    summarizer's calls. Errors from summarizing propagate and leave the conversation
+    unchanged. With `refuse_larger` (the session's pipeline sets it) a summary larger than
+    the history it would replace is not used either: `CompactionFailed` with reason
+    "summary_too_large", carrying the calls' usage.
     """
     if counter is None:
         from gosling.context_mgmt.tokens import default_counter
@@ -99,7 +110,10 @@ async def compact_messages(
         counter=counter,
         templates=templates,
         instructions=instructions,
+        deadline=deadline,
     )
+    if refuse_larger:
+        _refuse_oversized(summary, messages, counter)
     mode = _mode(messages, preserved_index, manual)
 
     hidden_ids = tuple(m.id for m in messages if m.metadata.agent_visible)
@@ -149,6 +163,18 @@ async def compact_messages(
         mode=mode,
         summary=summary,
     )
+
+
+def _refuse_oversized(summary: Summary, messages: Sequence[Message], counter: TokenCounter) -> None:
+    replaced = counter.count_chat("", [m for m in messages if m.metadata.agent_visible])
+    produced = counter.count_chat("", [summary.message])
+    if produced > replaced:
+        raise CompactionFailed(
+            TOO_LARGE_MESSAGE.format(summary=produced, replaced=replaced),
+            reason="summary_too_large",
+            requests=summary.requests,
+            usage=summary.usage,
+        )
 
 
 def _last_user_text_index(messages: Sequence[Message]) -> int | None:

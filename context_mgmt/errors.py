@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from gosling.providers import ProviderError
+from gosling.providers import ProviderError, Usage
 
 FailureReason = Literal[
     "no_tool_responses",
@@ -18,14 +18,26 @@ FailureReason = Literal[
     "overflow_loop",
     "prompt_template",
     "hook_blocked",
+    "tool_call_summary",
+    "timed_out",
+    "summary_too_large",
 ]
 
 
 class CompactionFailed(ProviderError):
     """Compaction gave up; the conversation is unchanged. `requests` counts the model calls
-    it made before giving up."""
+    it made before giving up and `usage` what they were billed (replies it could not use
+    cost tokens all the same)."""
 
-    def __init__(self, message: str, *, reason: FailureReason, requests: int = 0) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: FailureReason,
+        requests: int = 0,
+        usage: Usage | None = None,
+    ) -> None:
         super().__init__(message)
         self.reason: FailureReason = reason
         self.requests = requests
+        self.usage = usage or Usage()

@@ -9,8 +9,10 @@ other server failure.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from gosling.providers.errors import TimedOut
@@ -29,10 +31,32 @@ class CallDeadlines:
     """Seconds to wait for the response to start (its status and headers)."""
 
 
+_REQUEST_OVERRIDE: ContextVar[tuple[float, str] | None] = ContextVar(
+    "gosling_request_deadline", default=None
+)
+
+
+@contextmanager
+def request_deadline(seconds: float, *, setting: str) -> Iterator[None]:
+    """Calls made inside this block (by this task) get `seconds` as their whole-attempt
+    deadline instead of `request_timeout`; `setting` is what a timeout message names. The
+    compaction summarizer uses it: its deadline scales with the size of its input."""
+    token = _REQUEST_OVERRIDE.set((seconds, setting))
+    try:
+        yield
+    finally:
+        _REQUEST_OVERRIDE.reset(token)
+
+
 class Deadline:
     """The running clock of one attempt."""
 
     def __init__(self, deadlines: CallDeadlines, *, provider: str) -> None:
+        override = _REQUEST_OVERRIDE.get()
+        self._request_setting = "request_timeout"
+        if override is not None:
+            deadlines = replace(deadlines, request=override[0])
+            self._request_setting = override[1]
         self._deadlines = deadlines
         self._provider = provider
         self._loop = asyncio.get_running_loop()
@@ -43,7 +67,7 @@ class Deadline:
             seconds, setting = self._deadlines.first_byte, "first_byte_timeout"
             what = "the server sent no response"
         else:
-            seconds, setting = self._deadlines.request, "request_timeout"
+            seconds, setting = self._deadlines.request, self._request_setting
             what = "the reply did not complete"
         return TimedOut(
             f"{what} within {min(seconds, self._deadlines.request):g} s ({setting} in config)",

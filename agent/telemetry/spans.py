@@ -28,6 +28,7 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 
 from gosling.agent.events import (
     CompactionFinished,
+    CompactionRefused,
     CompactionStarted,
     ContextTrimmed,
     ErrorEvent,
@@ -180,6 +181,9 @@ class _TurnRecorder:
         elif isinstance(event, CompactionFinished) and self.compaction is not None:
             self.compaction.set_attribute("gosling.tokens_after", event.tokens_after)
             self.compaction.set_attribute("gosling.compaction.structured", event.structured)
+            self._end_compaction(tokens)
+        elif isinstance(event, CompactionRefused) and self.compaction is not None:
+            self.compaction.set_attribute("gosling.compaction.refused", event.text)
             self._end_compaction(tokens)
         elif isinstance(event, ContextTrimmed):
             attributes = {

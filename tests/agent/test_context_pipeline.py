@@ -37,6 +37,10 @@ def _session(
     return agent.open_session(messages)
 
 
+LONG_QUESTION = "question " + "with many details " * 100
+"""Longer than the scripted summary, which is refused when it is not smaller."""
+
+
 def _turn(text: str = "question") -> list[Message]:
     return [Message.user(text), Message.assistant("answer"), Message.user("follow-up")]
 
@@ -129,7 +133,7 @@ async def test_still_over_after_compaction_is_reported_once_and_not_retried(
 
 async def test_at_most_two_overflow_compactions_in_a_row(tmp_path: Path) -> None:
     steps = (STRUCTURED_REPLY,) * MAX_OVERFLOW_COMPACTIONS
-    session = _session(tmp_path, 8_000, _turn(), steps)
+    session = _session(tmp_path, 8_000, _turn(LONG_QUESTION), steps)
     for _ in range(MAX_OVERFLOW_COMPACTIONS):
         await _events(session, overflow=True)
     with pytest.raises(CompactionFailed) as failure:
@@ -140,7 +144,7 @@ async def test_at_most_two_overflow_compactions_in_a_row(tmp_path: Path) -> None
 
 
 async def test_a_successful_call_ends_the_overflow_streak(tmp_path: Path) -> None:
-    session = _session(tmp_path, 8_000, _turn(), (STRUCTURED_REPLY,) * 3)
+    session = _session(tmp_path, 8_000, _turn(LONG_QUESTION), (STRUCTURED_REPLY,) * 3)
     await _events(session, overflow=True)
     await _events(session, overflow=True)
     session.pipeline.after_call(session, [], Message.assistant("ok"), Usage(input_tokens=2_000))

@@ -153,7 +153,7 @@ async def test_overflow_compacts_and_retries(tmp_path: Path) -> None:
     ]
     agent, provider, _ = make_agent(tmp_path, steps)
     session = agent.new_session()
-    await run_turn(agent, session, "one")
+    await run_turn(agent, session, "one " + "with many details " * 100)
     events, finished = await run_turn(agent, session, "two")
     assert finished.final_text == "second answer"
     assert [e.trigger for e in events if isinstance(e, CompactionStarted)] == ["overflow"]
@@ -167,7 +167,7 @@ async def test_repeated_overflow_stops_with_a_clear_error(tmp_path: Path) -> Non
     steps: list[Step] = [overflow, SUMMARY, overflow, SUMMARY, overflow]
     agent, provider, _ = make_agent(tmp_path, steps)
     session = agent.new_session()
-    events, finished = await run_turn(agent, session, "hi")
+    events, finished = await run_turn(agent, session, "hi " + "with many details " * 100)
     assert finished.stop_reason == "context_exceeded"
     assert finished.error is not None and "larger context window" in finished.error
     assert any(isinstance(e, ErrorEvent) for e in events)

@@ -21,7 +21,9 @@ from hypothesis import strategies as st
 
 from gosling.agent.agent import Agent
 from gosling.agent.config import Settings
+from gosling.agent.events import CompactionRefused
 from gosling.agent.session import AgentSession
+from gosling.context_mgmt.errors import CompactionFailed
 from gosling.context_mgmt.recall import recall
 from gosling.context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
 from gosling.conversation import Message
@@ -123,12 +125,19 @@ class Run:
             self.turn_calls = 0
         elif op == "compact":
             # `/compact` between turns; the user's next message completes the view.
-            _ = [e async for e in pipeline.compact(self.session, trigger="manual")]
-            self.session.append(Message.user(f"Go on with {seed}."))
-            self.turn_calls = 0
+            events = [e async for e in pipeline.compact(self.session, trigger="manual")]
+            if not any(isinstance(e, CompactionRefused) for e in events):
+                # A refused summary (larger than the history) changed nothing to complete.
+                self.session.append(Message.user(f"Go on with {seed}."))
+                self.turn_calls = 0
         elif op == "overflow" and pipeline.compacts_on_overflow:
             overflow = ContextLengthExceeded("too long")
-            _ = [e async for e in pipeline.overflowed(self.session, overflow)]
+            try:
+                _ = [e async for e in pipeline.overflowed(self.session, overflow)]
+            except CompactionFailed as failure:
+                # Only a summary larger than the tiny history it would replace; the turn
+                # ends with that error and the history stays as it was.
+                assert failure.reason == "summary_too_large"
             pipeline.overflow_compactions = 0  # the retried call succeeded
         if op in ("tools", "hint", "answer", "stop"):
             # Right before the model call, as the loop does it.

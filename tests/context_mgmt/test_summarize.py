@@ -83,10 +83,12 @@ async def test_a_prose_reply_is_kept_verbatim() -> None:
     assert summary.structured is None
 
 
-async def test_an_empty_reply_fails_and_says_nothing_changed() -> None:
+async def test_an_empty_reply_twice_fails_and_says_nothing_changed() -> None:
+    empty = ScriptedReply(thinking="only thoughts")
     with pytest.raises(CompactionFailed, match="empty summary") as failure:
-        await summarize(ScriptedProvider([ScriptedReply(thinking="only thoughts")]), [])
+        await summarize(ScriptedProvider([empty, empty]), [])
     assert failure.value.reason == "empty_summary"
+    assert failure.value.requests == 2
 
 
 async def test_missing_usage_is_estimated_before_rewriting() -> None:
