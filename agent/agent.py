@@ -102,6 +102,7 @@ class Agent:
         hooks: HookConfig | None = None,
         transcripts_dir: Path | None = None,
         tracing: Tracing | None = None,
+        global_hint_files: Sequence[str] | None = None,
     ) -> None:
         self.tracing = tracing
         """OpenTelemetry spans of every turn (None: tracing is off, nothing is imported)."""
@@ -113,6 +114,9 @@ class Agent:
         self.tools = tools or ExtensionManager()
         self.store = session_store
         self.config = config or Settings()
+        self.global_hint_files = None if global_hint_files is None else tuple(global_hint_files)
+        """The hint names looked up in the user's config dir when the project chose
+        `context_file_names` (None: the same names)."""
         self.working_dir = (working_dir or Path.cwd()).resolve()
         self.approver = approver
         self.counter = counter or default_counter()
@@ -136,7 +140,10 @@ class Agent:
         the size it last recorded, if any). Not stored unless `session_id` names a stored one."""
         requests = [r for m in messages for r in m.tool_requests]
         hints = SubdirectoryHintTracker.from_tool_requests(
-            requests, self.working_dir, self.config.context_file_names
+            requests,
+            self.working_dir,
+            self.config.context_file_names,
+            import_budget_bytes=self._hint_import_budget(),
         )
         session = AgentSession(
             session_id,
@@ -162,6 +169,11 @@ class Agent:
                 transcripts=self.transcripts_dir,
             )
         return session
+
+    def _hint_import_budget(self) -> int:
+        from gosling.agent.system_prompt import hint_import_budget
+
+        return hint_import_budget(self.provider.model_config.context_limit)
 
     async def end_session(self, session: AgentSession, reason: str = "other") -> list[Event]:
         """SessionEnd hooks (`reason`: clear, logout, prompt_input_exit, other); their
@@ -212,6 +224,8 @@ class Agent:
                 now=self.clock(),
                 appended=self.config.append_system_prompt,
                 built_for=built_for,
+                global_hint_files=self.global_hint_files,
+                context_limit=self.provider.model_config.context_limit,
             )
             session.prefix = prefix
         session.pipeline.set_overhead(prefix.system_prompt, prefix.tool_specs)
@@ -422,7 +436,9 @@ class Agent:
         }
         session.commit(metadata=flips, context_tokens=0)
         session.pipeline.cleared()
-        session.hints = SubdirectoryHintTracker(self.config.context_file_names)
+        session.hints = SubdirectoryHintTracker(
+            self.config.context_file_names, import_budget_bytes=self._hint_import_budget()
+        )
         if session.hooks is not None:
             session.hooks.started, session.hooks.start_source = False, "clear"
 

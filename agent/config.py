@@ -268,6 +268,9 @@ class LoadedSettings:
     project: ProjectConfig | None = None
     hook_layers: tuple[tuple[str, HookTable], ...] = ()
     """Each layer's `hooks` with its origin (they add up rather than replace each other)."""
+    global_hint_names: tuple[str, ...] | None = None
+    """The hint file names to look up in the user's config dir when the project's config
+    chose `context_file_names` (the names that apply without it); None: the setting's."""
 
 
 def find_project_config(working_dir: Path) -> Path | None:
@@ -409,7 +412,17 @@ def load_settings(
         values[key], sources[key] = value, f"flag --{key.replace('_', '-')}"
 
     settings = validate_settings(values, sources)
-    return LoadedSettings(settings, sources, tuple(files), project, tuple(hook_layers))
+    global_names = None
+    if project_file is not None and sources["context_file_names"] == str(project_file):
+        user_layers = [d for d, origin in layers if origin != str(project_file)]
+        chosen = [d["context_file_names"] for d in user_layers if "context_file_names" in d]
+        below = chosen[-1] if chosen else Settings().context_file_names
+        global_names = tuple(
+            validate_settings({"context_file_names": below}, sources).context_file_names
+        )
+    return LoadedSettings(
+        settings, sources, tuple(files), project, tuple(hook_layers), global_names
+    )
 
 
 _BOUNDS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}

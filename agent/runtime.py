@@ -195,6 +195,7 @@ async def build_runtime(
         hooks=_hooks(loaded, working_dir, trust_project, on_warning),
         transcripts_dir=dirs.state / "transcripts",
         tracing=_tracing(settings, extras.trace_link),
+        global_hint_files=loaded.global_hint_names,
     )
     return Runtime(settings, provider, store, tools, agent, sandbox)
 

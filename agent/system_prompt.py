@@ -21,6 +21,16 @@ from gosling import prompts
 from gosling.conversation import sanitize_text
 from gosling.providers import ToolSpec
 
+HINT_IMPORT_WINDOW_SHARE = 0.10
+"""The share of the model's window that `@file` imports of hint files may fill together."""
+BYTES_PER_TOKEN = 4
+
+
+def hint_import_budget(context_limit: int) -> int:
+    """Bytes `@file` imports may add to a session's hints (an AGENTS.md importing sixty
+    16 KiB files must not put 1 MiB into every request)."""
+    return int(context_limit * HINT_IMPORT_WINDOW_SHARE * BYTES_PER_TOKEN)
+
 
 @dataclass(frozen=True)
 class RequestPrefix:
@@ -45,16 +55,25 @@ def build_request_prefix(
     now: datetime | None = None,
     appended: str | None = None,
     built_for: tuple[object, ...] | None = None,
+    global_hint_files: Sequence[str] | None = None,
+    context_limit: int | None = None,
 ) -> RequestPrefix:
     """The system prompt (with the hint files from the git root down to `working_dir`, and
-    the user's `appended` text last) and the tool schemas; chat mode offers no tools."""
+    the user's `appended` text last) and the tool schemas; chat mode offers no tools.
+    `global_hint_files`: the names looked up in the user's config dir (default
+    `hint_files`); `context_limit` caps the hints' imports (`hint_import_budget`)."""
     from gosling.agent.user_inputs import user_hint_dirs
     from gosling.hints import load_hint_files
 
     specs = () if chat_mode else tuple(tool_specs)
     dirs = user_hint_dirs()
     hints = load_hint_files(
-        working_dir, list(hint_files), global_dir=dirs.global_dir, home_dir=dirs.home_dir
+        working_dir,
+        list(hint_files),
+        global_dir=dirs.global_dir,
+        home_dir=dirs.home_dir,
+        global_filenames=None if global_hint_files is None else list(global_hint_files),
+        import_budget_bytes=None if context_limit is None else hint_import_budget(context_limit),
     )
     system = build_system_prompt(
         working_dir=working_dir,

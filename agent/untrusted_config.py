@@ -4,7 +4,9 @@ An untrusted `.gosling/config.toml` may set only what cannot run code, move data
 safety, and it may tighten safety:
 
 - context and hint settings (`SAFE_KEYS`, `models.<name>.context_limit`); hint file names
-  only as plain names, so they cannot reach files outside the project tree;
+  only as hint-file names (`.goosehints` or a Markdown name; no path, no other dotfile, no
+  `config.toml`, `.env` or `secrets.md`), so they cannot pull the checkout's secrets or
+  files outside the project tree into the prompt;
 - a permission `mode` at least as strict as the one that applies without it;
 - `ask` and `deny` permission rules (added to the user's; `allow` rules are ignored);
 - `developer_extension = false` (fewer tools), a stricter `sandbox`, `sandbox_network = false`.
@@ -89,11 +91,11 @@ def describe_values(data: Mapping[str, Any], keys: Iterable[str] | None = None) 
 
 
 def _hint_names(value: Any, kept: FilteredProject) -> None:
-    plain = isinstance(value, list) and all(
-        isinstance(name, str) and name not in ("", ".", "..") and not set(name) & {"/", "\\"}
-        for name in value
-    )
-    if plain:
+    """Hint-file names only (`hints.names.untrusted_name_problem`): never a path, a dotfile
+    other than `.goosehints`, a config or secrets file; one bad name ignores the list."""
+    from gosling.hints.names import untrusted_name_problem
+
+    if isinstance(value, list) and not any(untrusted_name_problem(n) for n in value):
         kept.values["context_file_names"] = value
     else:
         kept.ignored.append("context_file_names")

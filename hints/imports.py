@@ -72,11 +72,13 @@ class ImportScope:
 class ImportExpander:
     """Expands the references of one hint file; collects what it imported and refused."""
 
-    def __init__(self, scope: ImportScope) -> None:
+    def __init__(self, scope: ImportScope, budget: int = MAX_EXPANDED_OUTPUT_BYTES) -> None:
         self._boundary = Path(os.path.realpath(scope.boundary))
         self._ignore = scope.ignore
         self._operations = 0
-        self._budget = MAX_EXPANDED_OUTPUT_BYTES
+        self._budget = min(budget, MAX_EXPANDED_OUTPUT_BYTES)
+        self.budget_used = 0
+        """Bytes the expanded imports added (markers included)."""
         self.imports: list[ImportedFile] = []
         self.refusals: list[Refusal] = []
 
@@ -118,6 +120,7 @@ class ImportExpander:
         if cost > self._budget:
             return self._refuse(RefusalReason.IMPORT_BUDGET, ref, real, source)
         self._budget -= cost
+        self.budget_used += cost
         self.imports.append(ImportedFile(ref, real, source, depth + 1, len(content.encode())))
         return wrap(ref, self._expand(content, real, depth + 1, (*stack, real)))
 
@@ -160,8 +163,10 @@ class ImportExpander:
         return False
 
     def _refuse(self, reason: RefusalReason, ref: str, path: Path, source: Path) -> str | None:
-        """Record and log a refusal; returns None so callers can `return` it."""
-        logger.warning("hint import @%s in %s left as written: %s", ref, source, reason)
+        """Record and log a refusal (those over the budget are named together by the
+        loader, in one warning); returns None so callers can `return` it."""
+        level = logging.INFO if reason is RefusalReason.IMPORT_BUDGET else logging.WARNING
+        logger.log(level, "hint import @%s in %s left as written: %s", ref, source, reason)
         self.refusals.append(Refusal(reason, path, ref=ref, source=source))
         return None
 

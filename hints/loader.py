@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,7 +12,9 @@ from gosling.hints.headers import DEFAULT_HEADERS, HintHeaders
 from gosling.hints.imports import ImportScope
 from gosling.hints.names import resolve_filenames
 from gosling.hints.reader import MAX_HINT_OUTPUT_BYTES, HintFileReader
-from gosling.hints.report import HintReport, Scope
+from gosling.hints.report import HintReport, Refusal, RefusalReason, Scope
+
+logger = logging.getLogger(__name__)
 
 SECTION_SEPARATOR = "\n\n"
 AGENTS_MD = "AGENTS.md"
@@ -27,13 +30,21 @@ def load_hint_files(
     global_dir: str | os.PathLike[str] | None = None,
     home_dir: str | os.PathLike[str] | None = None,
     headers: HintHeaders | None = None,
+    global_filenames: Sequence[str] | None = None,
+    import_budget_bytes: int | None = None,
 ) -> str:
     """The global and project hints for `working_dir`, ready for the system prompt.
 
     Empty when no hint file exists. See `collect_hints` for what is read and the report.
     """
     return collect_hints(
-        working_dir, filenames, global_dir=global_dir, home_dir=home_dir, headers=headers
+        working_dir,
+        filenames,
+        global_dir=global_dir,
+        home_dir=home_dir,
+        headers=headers,
+        global_filenames=global_filenames,
+        import_budget_bytes=import_budget_bytes,
     ).text
 
 
@@ -45,6 +56,8 @@ def collect_hints(
     home_dir: str | os.PathLike[str] | None = None,
     budget_bytes: int = MAX_HINT_OUTPUT_BYTES,
     headers: HintHeaders | None = None,
+    global_filenames: Sequence[str] | None = None,
+    import_budget_bytes: int | None = None,
 ) -> HintReport:
     """Read every hint file for `working_dir` and say what was used, refused and why.
 
@@ -55,23 +68,30 @@ def collect_hints(
     name in every directory from the git root down to the working dir (only the working dir
     outside git). Imports stay inside the git root (global hints: inside the hint file's own
     dir) and skip gitignored files. `headers` rewords the headings.
+
+    `global_filenames` are the names looked up in `global_dir` and `~/.agents` (default: the
+    same as `filenames`): names a project chose are for the project's own files, never the
+    user's config dir. `import_budget_bytes` caps what `@file` imports add over all hint
+    files together (the agent gives a share of the model's window); the imports left out
+    are named in one warning.
     """
     wd = Path(working_dir).expanduser().resolve()
     if not wd.is_dir():
         raise NotADirectoryError(f"cannot load hints: {wd} is not an existing directory")
     names = resolve_filenames(filenames)
+    global_names = names if global_filenames is None else resolve_filenames(global_filenames)
     gdir = None if global_dir is None else Path(global_dir).expanduser()
     headers = headers or DEFAULT_HEADERS
     git_root = find_git_root(wd)
     project_dirs = directories_between(git_root, wd) if git_root else [wd]
 
-    reader = HintFileReader(budget_bytes)
+    reader = HintFileReader(budget_bytes, import_budget_bytes)
     sections: list[str] = []
     global_files: list[tuple[Path, ImportScope]] = []
     if gdir is not None:
         global_scope = ImportScope(gdir, NO_RULES)
-        global_files += [(gdir / name, global_scope) for name in names]
-    if AGENTS_MD in names and home_dir is not None:
+        global_files += [(gdir / name, global_scope) for name in global_names]
+    if AGENTS_MD in global_names and home_dir is not None:
         agents_dir = Path(home_dir).expanduser() / AGENTS_HOME_SUBDIR
         global_files.append((agents_dir / AGENTS_MD, ImportScope(agents_dir, NO_RULES)))
     project_scope = ImportScope(git_root or wd, GitignoreRules(project_dirs))
@@ -93,6 +113,7 @@ def collect_hints(
                 parts.append(content)
         if parts:
             sections.append(header + PART_SEPARATOR.join(parts))
+    _warn_left_out(reader.refused, import_budget_bytes)
     return HintReport(
         working_dir=wd,
         git_root=git_root,
@@ -102,4 +123,18 @@ def collect_hints(
         loaded=tuple(reader.loaded),
         refused=tuple(reader.refused),
         budget_bytes=budget_bytes,
+    )
+
+
+def _warn_left_out(refused: Sequence[Refusal], import_budget_bytes: int | None) -> None:
+    """One warning naming every import left out because the imports' budget was spent."""
+    left_out = [r for r in refused if r.reason is RefusalReason.IMPORT_BUDGET and r.ref]
+    if not left_out:
+        return
+    budget = f" ({import_budget_bytes:,} bytes)" if import_budget_bytes is not None else ""
+    logger.warning(
+        "%d hint imports over their budget%s left out (the model sees them as written): %s",
+        len(left_out),
+        budget,
+        ", ".join(f"@{r.ref}" for r in left_out),
     )

@@ -23,11 +23,23 @@ class HintFileReader:
     read once. A file that would not fit in the remaining budget is skipped whole, never cut.
     """
 
-    def __init__(self, budget_bytes: int = MAX_HINT_OUTPUT_BYTES) -> None:
+    def __init__(
+        self, budget_bytes: int = MAX_HINT_OUTPUT_BYTES, import_budget_bytes: int | None = None
+    ) -> None:
         if budget_bytes < 0:
             raise ValueError(f"hint budget must be zero or more bytes, got {budget_bytes}")
+        if import_budget_bytes is not None and import_budget_bytes < 0:
+            raise ValueError(
+                f"hint import budget must be zero or more bytes, got {import_budget_bytes}"
+            )
         self.budget_bytes = budget_bytes
         self.remaining = budget_bytes
+        self.import_budget_bytes = import_budget_bytes
+        """What `@file` imports may add over all hint files together (None: only the
+        per-file limit, `imports.MAX_EXPANDED_OUTPUT_BYTES`)."""
+        self.imports_remaining = (
+            budget_bytes if import_budget_bytes is None else import_budget_bytes
+        )
         self.loaded: list[LoadedHint] = []
         self.refused: list[Refusal] = []
         self._seen: set[Path] = set()
@@ -69,12 +81,13 @@ class HintFileReader:
             return self._refuse(RefusalReason.UNREADABLE, path, kind)
         if not text.strip():
             return None
-        expander = ImportExpander(scope)
+        expander = ImportExpander(scope, self.imports_remaining)
         expanded = expander.expand(text, path)
         output_bytes = len(expanded.encode())
         if output_bytes + framing > self.remaining:
             return self._refuse(RefusalReason.HINT_BUDGET, path, kind)
         self.remaining -= output_bytes + framing
+        self.imports_remaining = max(0, self.imports_remaining - expander.budget_used)
         self.loaded.append(LoadedHint(path, kind, size, output_bytes, tuple(expander.imports)))
         self.refused.extend(expander.refusals)
         return expanded

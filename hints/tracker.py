@@ -63,13 +63,15 @@ class SubdirectoryHintTracker:
         *,
         budget_bytes: int = MAX_HINT_OUTPUT_BYTES,
         headers: HintHeaders | None = None,
+        import_budget_bytes: int | None = None,
     ) -> None:
-        """`filenames` defaults to `DEFAULT_FILENAMES`; `headers` rewords the heading."""
+        """`filenames` defaults to `DEFAULT_FILENAMES`; `headers` rewords the heading;
+        `import_budget_bytes` caps what `@file` imports add over all subdirectory hints."""
         resolve_filenames(filenames)
         self._filenames = filenames
         self._headers = headers or DEFAULT_HEADERS
         self._pending: dict[Path, None] = {}
-        self._reader = HintFileReader(budget_bytes)
+        self._reader = HintFileReader(budget_bytes, import_budget_bytes)
         self._gitignore_cache: SpecCache = {}
 
     @classmethod
@@ -81,10 +83,16 @@ class SubdirectoryHintTracker:
         *,
         budget_bytes: int = MAX_HINT_OUTPUT_BYTES,
         headers: HintHeaders | None = None,
+        import_budget_bytes: int | None = None,
     ) -> SubdirectoryHintTracker:
         """A tracker for a resumed session: the hint files reachable from the directories its
         earlier tool calls touched count as already delivered, so they are not sent again."""
-        tracker = cls(filenames, budget_bytes=budget_bytes, headers=headers)
+        tracker = cls(
+            filenames,
+            budget_bytes=budget_bytes,
+            headers=headers,
+            import_budget_bytes=import_budget_bytes,
+        )
         for request in requests:
             tracker.record_tool_arguments(request.arguments, working_dir)
         tracker._visit(working_dir, restoring=True)

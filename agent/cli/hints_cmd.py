@@ -30,10 +30,15 @@ def hints_command(directory: Path | None, content: bool, as_json: bool) -> None:
 
     working_dir = (directory or Path.cwd()).resolve()
     try:
-        names = load_settings(working_dir).settings.context_file_names
+        loaded = load_settings(working_dir)
+        names = loaded.settings.context_file_names
         dirs = user_hint_dirs()
         report = collect_hints(
-            working_dir, names, global_dir=dirs.global_dir, home_dir=dirs.home_dir
+            working_dir,
+            names,
+            global_dir=dirs.global_dir,
+            home_dir=dirs.home_dir,
+            global_filenames=loaded.global_hint_names,
         )
         skipped = skipped_hint_files(working_dir, names)
     except (ConfigError, ValueError, OSError) as exc:
