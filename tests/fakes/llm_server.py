@@ -30,8 +30,8 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -64,6 +64,11 @@ class RecordedRequest:
     body: Any
     api: Api | None
     streamed: bool
+    received_at: float = 0.0
+    """`time.monotonic()` when the request's headers were read (one clock for every process
+    on the machine, so a bench can time a subprocess's first request)."""
+    size: int = 0
+    """Bytes of the request body as it came over the wire."""
 
 
 def _api_for(path: str) -> Api | None:
@@ -158,6 +163,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
 
     def do_POST(self) -> None:
+        received_at = time.monotonic()
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:
@@ -177,7 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         fake = self.server.fake
         turn = fake._record_and_pop(
-            RecordedRequest("POST", self.path, headers, body, api, streamed)
+            RecordedRequest("POST", self.path, headers, body, api, streamed, received_at, len(raw))
         )
         if api is None:
             self._send_json(
@@ -298,6 +304,10 @@ class FakeLLMServer:
         self._thread: threading.Thread | None = None
         self.record_path: Path | None = None
         self.info_routes: dict[tuple[str, str], Any] = {}
+        self.keep_bodies = True
+        """False: model requests are recorded without their bodies (a bench of hundreds of
+        large requests); `on_request` still sees each one whole."""
+        self.on_request: Callable[[RecordedRequest], None] | None = None
         """(method, path) -> a JSON body served as is, never consuming a turn: what a local
         server says about itself (`/api/show`, `/props`, `/v1/models`, ...)."""
 
@@ -417,7 +427,11 @@ class FakeLLMServer:
                     out.write(json.dumps(asdict(request)) + "\n")
             if request.api is None:
                 return None
+            if self.on_request is not None:
+                self.on_request(request)
             scripted = self._conversation_turn(request.body)
+            if not self.keep_bodies:
+                self._requests[-1] = replace(request, body=None)
             if scripted is not None or not self._turns:
                 return scripted
             return self._turns.pop(0)
