@@ -204,4 +204,7 @@ def cli(ctx: click.Context) -> None:
 
 
 def main() -> None:
+    from gosling.agent.cli import fast_exit
+
+    fast_exit.enable()
     cli(prog_name="gosling")

@@ -25,6 +25,7 @@ from gosling.agent.cli.errors import (
     check_working_dir,
     startup_exit_code,
 )
+from gosling.agent.cli.fast_exit import finish
 from gosling.agent.cli.options import (
     MODES,
     agent_options,
@@ -175,7 +176,8 @@ def run_command(
         ),
         trust_project=trust_project,
     )
-    sys.exit(asyncio.run(_run(request)))
+    code = asyncio.run(_run(request))
+    finish(code)  # everything is flushed and closed by now: skip the interpreter's teardown
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,10 @@
 `plan_launch` decides how a command runs (inside bwrap or not, with which environment and
 marker); `spawn` starts it for the shell tool, and the MCP transport hands the same plan to
 the SDK, which starts the server itself.
+
+`spawn` starts the child without copying gosling (`vfork`; the parent-death signal is armed
+by the exec guard of `lifetime.exec_guard`, not by a `preexec_fn`), and `wait_exit` is told
+of the exit by the event loop's child watcher (no polling).
 """
 
 from __future__ import annotations
@@ -11,13 +15,17 @@ import asyncio
 import contextlib
 import os
 import signal
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gosling.agent.sandbox.lifetime import die_with_parent_hook, kill_marked, new_marker
+from gosling.agent.sandbox.lifetime import PidWindow, exec_guard, kill_marked, new_marker
 from gosling.agent.sandbox.policy import CALL_MARKER_VAR, SandboxPolicy, bwrap_argv
+
+STREAM_LIMIT = 2**16
+"""Buffer limit of the pipes' readers (asyncio's default)."""
 
 
 @dataclass(frozen=True)
@@ -29,11 +37,14 @@ class Launch:
     cwd: Path
     marker: str
 
-    def kill_leftovers(self) -> int:
+    def kill_leftovers(self, process: asyncio.subprocess.Process | None = None) -> int:
         """Stop processes of this launch that left its process group. Under bwrap too: the
         PID namespace dies with its first process, but bwrap arms `--die-with-parent` only
-        after it has started, so a call stopped at that moment leaves the namespace alive."""
-        return kill_marked(CALL_MARKER_VAR, self.marker)
+        after it has started, so a call stopped at that moment leaves the namespace alive.
+        Given the `process` `spawn` started, only processes started since are looked at."""
+        protocol = getattr(process, "_protocol", None)
+        window = protocol.window if isinstance(protocol, _WatchedProtocol) else None
+        return kill_marked(CALL_MARKER_VAR, self.marker, window)
 
 
 def plan_launch(
@@ -49,6 +60,38 @@ def plan_launch(
     return Launch(tuple(wrapped), full_env, cwd, marker)
 
 
+class _WatchedProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """asyncio's protocol for `create_subprocess_exec`, plus a future set when the process
+    exits (pipes may stay open: on Python 3.11 `Process.wait` also waits for them)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=STREAM_LIMIT, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.window: PidWindow | None = None
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+async def _start(launch: Launch, stdio: dict[str, Any]) -> asyncio.subprocess.Process:
+    loop = asyncio.get_running_loop()
+    argv, preexec = exec_guard(launch.argv)
+    started = time.monotonic()
+    transport, protocol = await loop.subprocess_exec(
+        lambda: _WatchedProtocol(loop),
+        *argv,
+        cwd=launch.cwd,
+        env=launch.env,
+        start_new_session=True,
+        preexec_fn=preexec,
+        **stdio,
+    )
+    protocol.window = PidWindow(transport.get_pid(), started)
+    return asyncio.subprocess.Process(transport, protocol, loop)
+
+
 async def spawn(launch: Launch, **stdio: Any) -> asyncio.subprocess.Process:
     """Start `launch` in a new session (its own process group), dying with gosling.
 
@@ -56,16 +99,7 @@ async def spawn(launch: Launch, **stdio: Any) -> asyncio.subprocess.Process:
     pipes, which a sandbox started before bwrap armed `--die-with-parent` keeps open. A call
     cancelled while starting lets the start finish, then stops everything and re-raises.
     """
-    starting = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            *launch.argv,
-            cwd=launch.cwd,
-            env=launch.env,
-            start_new_session=True,
-            preexec_fn=die_with_parent_hook(),
-            **stdio,
-        )
-    )
+    starting = asyncio.ensure_future(_start(launch, stdio))
     try:
         return await asyncio.shield(starting)
     except asyncio.CancelledError:
@@ -80,7 +114,7 @@ async def _abandon(starting: asyncio.Future[asyncio.subprocess.Process], launch:
         return
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    await asyncio.to_thread(launch.kill_leftovers)
+    await asyncio.to_thread(launch.kill_leftovers, process)
     await release(process)
 
 
@@ -97,6 +131,11 @@ async def release(process: asyncio.subprocess.Process, grace: float = 2.0) -> No
 
 async def wait_exit(process: asyncio.subprocess.Process) -> None:
     """Wait for the exit status only. Not `process.wait()`: on Python 3.11 it also waits for
-    the pipes to close, which a background child can hold open forever."""
-    while process.returncode is None:  # noqa: ASYNC110 - no event exists for this
+    the pipes to close, which a background child can hold open forever. A process `spawn`
+    started is awaited through its protocol's exit future; any other is polled."""
+    protocol = getattr(process, "_protocol", None)
+    if isinstance(protocol, _WatchedProtocol):
+        await asyncio.shield(protocol.exited)  # one waiter's cancellation is not the others'
+        return
+    while process.returncode is None:  # noqa: ASYNC110 - no event for a foreign process
         await asyncio.sleep(0.01)

@@ -164,6 +164,34 @@ def test_tool_processes_die_with_gosling(
         assert proc.returncode == 130, err
 
 
+def test_a_sigkilled_gosling_takes_its_unsandboxed_command_with_it(
+    repo: Path, server: FakeLLMServer
+) -> None:
+    """The command is started without copying gosling (vfork, through the exec guard); the
+    parent-death signal it arms must still reach it when gosling is SIGKILLed."""
+    mark = ["sleep", "4109.75"]
+    server.add(tool("developer__shell", command=" ".join(mark)))
+    args = [sys.executable, "-m", "gosling", *run_args(server, "openai", "--sandbox", "off")]
+    proc = subprocess.Popen(
+        [*args, "-t", "wait"],
+        cwd=repo,
+        env=gosling_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_until_sync(lambda: bool(processes_running(mark)), within=60)
+        (pid,) = processes_running(mark)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        wait_until_sync(lambda: not is_running(pid), within=15)
+    finally:
+        proc.kill()
+        proc.wait(timeout=60)
+        for leftover in processes_running(mark):
+            os.kill(leftover, signal.SIGKILL)
+
+
 @needs_bwrap
 def test_a_sessions_commands_share_one_private_tmp(
     repo: Path, server: FakeLLMServer, _isolated_home: Path

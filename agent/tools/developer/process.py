@@ -96,7 +96,7 @@ async def run_command(
 
 async def _reap(process: asyncio.subprocess.Process, launch: Launch) -> None:
     """Stop whatever the call left behind and release the pipes."""
-    await asyncio.to_thread(launch.kill_leftovers)
+    await asyncio.to_thread(launch.kill_leftovers, process)
     await release(process, KILL_GRACE_SECS)
 
 
@@ -160,7 +160,7 @@ async def _stop(process: asyncio.subprocess.Process, readers: Readers, launch: L
     """Make sure no member of the group survives, nor anything that left it (`setsid`), then
     collect the readers."""
     await terminate_group(process.pid)
-    await asyncio.to_thread(launch.kill_leftovers)
+    await asyncio.to_thread(launch.kill_leftovers, process)
     with contextlib.suppress(TimeoutError, asyncio.CancelledError):
         await asyncio.wait_for(asyncio.shield(readers), KILL_GRACE_SECS)
     if not readers.done():
