@@ -227,3 +227,57 @@ async def test_fast_model_is_used_when_asked(
         "claude-haiku-4-5",
         "claude-sonnet-4-6",
     ]
+
+
+STREAM_WITHOUT_SDK = """
+import asyncio, sys
+from gosling.providers import create_provider
+from gosling.conversation import Message
+from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.script import FakeToolCall, Turn
+
+async def main():
+    with FakeLLMServer([Turn(text="Hello there."), Turn(tool_calls=[FakeToolCall("f", {"a": 1})]),
+                        Turn(text="whole")]) as server:
+        provider = create_provider("anthropic", "claude-sonnet-4-5", base_url=server.url,
+                                   api_key="test")
+        text = [e.text for e in [x async for x in provider.stream("sys", [Message.user("hi")])]
+                if hasattr(e, "text") and type(e).__name__ == "TextDelta"]
+        calls = [e for e in [x async for x in provider.stream("sys", [Message.user("go")])]
+                 if type(e).__name__ == "ToolRequestDone"]
+        message, _ = await provider.complete("sys", [Message.user("once")])
+        await provider.aclose()
+        sent = server.model_requests()[0]
+        print("".join(text), calls[0].arguments, message.text,
+              sent.headers["x-api-key"], sent.headers["anthropic-version"],
+              "anthropic" in sys.modules)
+
+asyncio.run(main())
+"""
+
+
+def test_a_reply_streams_and_completes_without_importing_the_sdk() -> None:
+    """The SDK costs 1.3 s of imports; the Messages call is spoken over httpx2 directly."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", STREAM_WITHOUT_SDK],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [
+        "Hello",
+        "there.",
+        "{'a':",
+        "1}",
+        "whole",
+        "test",
+        "2023-06-01",
+        "False",
+    ]
