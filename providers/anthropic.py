@@ -1,4 +1,4 @@
-"""Anthropic Messages API, spoken over `httpx2` by `anthropic_wire` (the SDK is never imported).
+"""Anthropic Messages API through the official `anthropic` SDK (imported lazily).
 
 Wire mapping, both ways, happens only here:
 - tool results travel as `tool_result` blocks in user turns, first in their message;
@@ -14,7 +14,6 @@ Wire mapping, both ways, happens only here:
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
@@ -49,7 +48,7 @@ from gosling.providers.sdk_provider import (
     OPENAI_REASONING_PREFIX,
     SdkProvider,
     parse_tool_arguments,
-    tls_context_for,
+    shared_tls_context,
 )
 
 if TYPE_CHECKING:
@@ -98,20 +97,16 @@ class AnthropicProvider(SdkProvider):
 
         return anthropic
 
-    def _sdk_for_errors(self) -> ModuleType | None:
-        # The requests go out without the SDK (`anthropic_wire`); its errors only reach
-        # `_reraise` if some other caller imported it and used it.
-        return sys.modules.get("anthropic")
-
     def _build_client(self) -> Any:
-        from gosling.providers.anthropic_wire import AnthropicWire
+        import anthropic
 
-        return AnthropicWire(
+        return anthropic.AsyncAnthropic(
             api_key=self.api_key,
             base_url=self.base_url,
+            max_retries=0,
             timeout=self.httpx_timeout(),
             default_headers=self.default_headers or None,
-            verify=tls_context_for(self.base_url),
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_tls_context()),
         )
 
     # -- requests ---------------------------------------------------------------------------

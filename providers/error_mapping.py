@@ -128,7 +128,7 @@ def classify_error(
 def translate_exception(
     exc: BaseException,
     *,
-    sdk: ModuleType | None,
+    sdk: ModuleType,
     provider: str,
     extra_overflow_patterns: Iterable[str] = (),
     auth_hint: str | None = None,
@@ -142,29 +142,7 @@ def translate_exception(
 
     if isinstance(exc, ProviderError):
         return exc
-    from gosling.providers.anthropic_wire import WireConnectionError, WireStatusError, WireTimeout
-
-    if isinstance(exc, WireStatusError):
-        return classify_error(
-            provider=provider,
-            status=exc.status,
-            body=exc.body,
-            message=exc.message,
-            headers=exc.headers,
-            extra_overflow_patterns=extra_overflow_patterns,
-            auth_hint=auth_hint,
-        )
-    if isinstance(exc, WireTimeout):
-        return ServerError(f"the request to{where} timed out", provider=provider)
-    if isinstance(exc, WireConnectionError):
-        cause = exc.__cause__ or exc.__context__
-        detail = f" ({cause})" if cause else ""
-        return ServerError(
-            f"cannot connect to{where or ' the server'}{detail}; check that the server is "
-            "running and the base URL (--base-url, or the provider's *_BASE_URL variable)",
-            provider=provider,
-        )
-    if sdk is not None and isinstance(exc, sdk.APIStatusError):
+    if isinstance(exc, sdk.APIStatusError):
         response: Any = exc.response
         return classify_error(
             provider=provider,
@@ -175,9 +153,9 @@ def translate_exception(
             extra_overflow_patterns=extra_overflow_patterns,
             auth_hint=auth_hint,
         )
-    if sdk is not None and isinstance(exc, sdk.APITimeoutError):
+    if isinstance(exc, sdk.APITimeoutError):
         return ServerError(f"the request to{where} timed out", provider=provider)
-    if sdk is not None and isinstance(exc, sdk.APIConnectionError):
+    if isinstance(exc, sdk.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
         detail = f" ({cause})" if cause else ""
         return ServerError(
@@ -185,7 +163,7 @@ def translate_exception(
             "running and the base URL (--base-url, or the provider's *_BASE_URL variable)",
             provider=provider,
         )
-    if sdk is not None and isinstance(exc, sdk.APIError):
+    if isinstance(exc, sdk.APIError):
         return classify_error(
             provider=provider,
             status=None,
