@@ -53,6 +53,7 @@ from gosling.context_mgmt.context_size import (
 from gosling.context_mgmt.errors import CompactionFailed
 from gosling.context_mgmt.masking import MaskingPresenter
 from gosling.context_mgmt.pair_summarizer import ToolPairSummarizer
+from gosling.context_mgmt.receipt import MAX_STORED_RECEIPTS, RECEIPTS_KEY, CompactionReceipt
 from gosling.context_mgmt.summary_deadline import SummaryDeadline
 from gosling.context_mgmt.tokens import TokenCounter
 from gosling.context_mgmt.tool_pairs import ends_with_misplaced_note
@@ -385,7 +386,16 @@ class ContextPipeline:
         self._standing_down = needs_compaction(retained, limit, threshold)
         for message in result.appended:
             yield MessageAdded(message)
-        yield CompactionFinished(trigger, before, retained, result.summary.structured is not None)
+        receipt = result.receipt
+        _store_receipt(session, trigger, before, retained, receipt)
+        yield CompactionFinished(
+            trigger,
+            before,
+            retained,
+            result.summary.structured is not None,
+            receipt=receipt.to_json(),
+            receipt_line=receipt.line(),
+        )
         if session.hooks is not None:
             from gosling.agent.hooks.steps import compaction_context
 
@@ -401,3 +411,14 @@ class ContextPipeline:
                     threshold=int(threshold * 100),
                 )
             )
+
+
+def _store_receipt(
+    session: AgentSession, trigger: str, before: int, after: int, receipt: CompactionReceipt
+) -> None:
+    """Keep the receipt with the session (`gosling sessions show`, `/context`)."""
+    stored = session.extension_data.get(RECEIPTS_KEY)
+    receipts = list(stored) if isinstance(stored, list) else []
+    entry = {"trigger": trigger, "tokens_before": before, "tokens_after": after}
+    receipts.append({**entry, **receipt.to_json()})
+    session.set_extension_data(RECEIPTS_KEY, receipts[-MAX_STORED_RECEIPTS:])

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gosling.context_mgmt import CONTINUATION_TEXTS, auto_compact_enabled
 from gosling.context_mgmt.compact import CONTINUATION_KIND, PRESERVED_USER_KIND, SUMMARY_KIND
@@ -79,6 +79,8 @@ class ContextReport:
     compaction: CompactionOutlook
     trim: TrimOutlook | None = None
     """What trimming old tool output would do now (masking strategies only)."""
+    last_compaction: dict[str, Any] | None = None
+    """The stored receipt of the session's latest compaction (with its trigger and sizes)."""
 
     def tokens_of(self, label: str) -> int:
         return next((row.tokens for row in self.rows if row.label == label), 0)
@@ -185,7 +187,15 @@ def report_for_agent(agent: Agent, session: AgentSession) -> ContextReport:
         compacts_at_threshold=check.automatic,
         why_not="" if check.automatic else check.reason,
     )
-    return replace(report, trim=session.pipeline.trim_outlook(session))
+    from gosling.context_mgmt.receipt import RECEIPTS_KEY
+
+    receipts = session.extension_data.get(RECEIPTS_KEY)
+    last = receipts[-1] if isinstance(receipts, list) and receipts else None
+    return replace(
+        report,
+        trim=session.pipeline.trim_outlook(session),
+        last_compaction=last if isinstance(last, dict) else None,
+    )
 
 
 def format_context_report(report: ContextReport) -> str:
@@ -231,7 +241,27 @@ def format_context_report(report: ContextReport) -> str:
         lines.append("/compact has nothing to summarize yet.")
     if report.trim is not None:
         lines.append(_trim_line(report.trim))
+    if report.last_compaction is not None:
+        lines.extend(receipt_lines(report.last_compaction))
     return "\n".join(lines)
+
+
+def receipt_lines(stored: dict[str, Any]) -> list[str]:
+    """A stored compaction receipt expanded: the one line, then every dropped entry."""
+    from gosling.context_mgmt.receipt import CompactionReceipt
+
+    receipt = CompactionReceipt.from_json(stored)
+    before, after = stored.get("tokens_before", 0), stored.get("tokens_after", 0)
+    lines = [
+        f"Last compaction ({stored.get('trigger', '?')}, ~{before:,} → ~{after:,} tokens): "
+        f"{receipt.line()}."
+    ]
+    lines += [f"  dropped {row}" for row in receipt.details()]
+    if receipt.dropped > len(receipt.details()):
+        lines.append(f"  ({receipt.dropped - len(receipt.details())} more not listed)")
+    if receipt.dropped:
+        lines.append("  The originals are kept: context__recall brings any of them back.")
+    return lines
 
 
 def _trim_line(trim: TrimOutlook) -> str:

@@ -117,6 +117,11 @@ class CompactionFinished(Event):
     tokens_before: int
     tokens_after: int
     structured: bool
+    receipt: dict[str, Any] | None = None
+    """What the compaction kept and dropped (`CompactionReceipt.to_json()`): files, commands
+    and error lines of the hidden originals that the summary does not hold."""
+    receipt_line: str = ""
+    """The receipt in one line, as the terminal shows it."""
 
 
 @dataclass(frozen=True)

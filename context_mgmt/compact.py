@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from gosling.context_mgmt.errors import CompactionFailed
+from gosling.context_mgmt.receipt import CompactionReceipt, build_receipt
 from gosling.context_mgmt.summarize import SUMMARY_KIND as SUMMARY_KIND
 from gosling.context_mgmt.summarize import Summary, summarize
 from gosling.context_mgmt.templates import DEFAULT_TEMPLATES, ContinuationText, ContinuationTexts
@@ -70,6 +71,9 @@ class CompactionResult:
     """Which continuation was chosen: between turns, inside a tool loop (also when no user
     text was left to carry over), or at the user's request."""
     summary: Summary
+    receipt: CompactionReceipt = field(default_factory=CompactionReceipt)
+    """What the hidden originals hold (files, commands, error lines) that the summary and
+    its artifact trail do not: what this compaction dropped from the model's view."""
 
     @property
     def agent_view(self) -> list[Message]:
@@ -162,6 +166,9 @@ async def compact_messages(
         retained_tokens=counter.count_chat("", appended),
         mode=mode,
         summary=summary,
+        receipt=build_receipt(
+            [m for m in messages if m.metadata.agent_visible], summary.message.text
+        ),
     )
 
 

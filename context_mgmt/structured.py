@@ -14,11 +14,15 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from gosling.context_mgmt.templates import DEFAULT_TEMPLATES, SUMMARY_TEMPLATE, CompactionTemplates
 from gosling.prompts import PromptError
+
+if TYPE_CHECKING:
+    from gosling.context_mgmt.artifact_trail import ArtifactTrail
+    from gosling.context_mgmt.artifact_trail import FileTouch as ArtifactTrailFile
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +49,9 @@ class FileActivity:
     path: str = ""
     summary: str = ""
     key_code: str | None = None
+    activity: str | None = None
+    """What the session's tool calls did to it (`read 2×; edited (+3/−1 lines)`), from the
+    artifact trail; None for a file only the model named."""
 
 
 @dataclass(frozen=True)
@@ -105,30 +112,80 @@ class StructuredSummary:
             or self.next_step is not None
         )
 
-    def template_context(self) -> dict[str, Any]:
+    def template_context(
+        self, trail: ArtifactTrail | None = None, *, trail_only: bool = False
+    ) -> dict[str, Any]:
         context = asdict(self)
         context["extra"] = dict(self.extra)
+        shown = trail is not None and (
+            (trail_only and trail.files)
+            or trail.commands
+            or trail.errors
+            or trail.tests_fixed
+            or trail.folded_files
+        )
+        # Without commands, errors or tests the trail's files are all in `files` already.
+        context["trail"] = trail.template_context() if trail is not None and shown else None
+        context["trail_only"] = trail_only
         return context
 
-    def render(self, templates: CompactionTemplates | None = None) -> str:
+    def with_trail(self, trail: ArtifactTrail) -> StructuredSummary:
+        """`files` with the trail merged in: each file the model listed gets what the tool
+        calls did to it, and changed files it left out are added (read-only ones too, after
+        them), so no touched file depends on the model remembering it."""
+        recorded = {touch.path: touch for touch in trail.files}
+        merged: list[FileActivity] = []
+        for item in self.files:
+            touch = recorded.pop(item.path, None) or _by_suffix(recorded, item.path)
+            merged.append(replace(item, activity=touch.activity) if touch else item)
+        rest = sorted(recorded.values(), key=lambda t: not t.changed)
+        merged.extend(FileActivity(path=t.path, activity=t.activity) for t in rest)
+        return replace(self, files=tuple(merged))
+
+    def render(
+        self, templates: CompactionTemplates | None = None, trail: ArtifactTrail | None = None
+    ) -> str:
         """Markdown through `compaction_summary.md` (a user override wins), or through
-        `templates.summary` when the caller passes one.
+        `templates.summary` when the caller passes one; `trail` adds the artifact trail.
 
         Raises `prompts.PromptError` when the template is broken; see `apply_structured`.
         """
-        return (templates or DEFAULT_TEMPLATES).render_summary(**self.template_context())
+        return (templates or DEFAULT_TEMPLATES).render_summary(**self.template_context(trail))
+
+
+def _by_suffix(recorded: dict[str, ArtifactTrailFile], path: str) -> ArtifactTrailFile | None:
+    """The recorded file the model meant when it shortened an absolute path (or the other way
+    round): one whose path ends with the other's, at a `/`."""
+    if not path.strip():
+        return None
+    for key in list(recorded):
+        if key.endswith("/" + path.lstrip("./")) or path.endswith("/" + key.lstrip("./")):
+            return recorded.pop(key)
+    return None
+
+
+def render_trail(trail: ArtifactTrail, templates: CompactionTemplates | None = None) -> str:
+    """The trail alone, through the same template (`trail_only`), to follow a raw summary."""
+    if trail.is_empty():
+        return ""
+    context = StructuredSummary().template_context(trail, trail_only=True)
+    return (templates or DEFAULT_TEMPLATES).render_summary(**context)
 
 
 def apply_structured(
-    raw: str, templates: CompactionTemplates | None = None
+    raw: str, templates: CompactionTemplates | None = None, trail: ArtifactTrail | None = None
 ) -> tuple[str, StructuredSummary | None]:
     """The text to keep as the summary: the rendered document, or `raw` unchanged when there
-    is no usable document or the template fails (logged, so a broken override is findable)."""
+    is no usable document or the template fails (logged, so a broken override is findable).
+    `trail` is merged into the document's files and rendered with it; after a raw summary it
+    follows on its own."""
     summary = StructuredSummary.parse(raw)
     if summary is None:
-        return raw, None
+        return with_raw_trail(raw, templates, trail)
+    if trail is not None:
+        summary = summary.with_trail(trail)
     try:
-        rendered = summary.render(templates)
+        rendered = summary.render(templates, trail)
     except PromptError as exc:
         logger.warning("cannot render the structured compaction summary, keeping raw: %s", exc)
         return raw, None
@@ -140,6 +197,20 @@ def apply_structured(
         )
         return raw, None
     return rendered, summary
+
+
+def with_raw_trail(
+    raw: str, templates: CompactionTemplates | None, trail: ArtifactTrail | None
+) -> tuple[str, None]:
+    """A raw (unparsed) summary followed by the trail rendered on its own."""
+    if trail is None or trail.is_empty():
+        return raw, None
+    try:
+        rendered = render_trail(trail, templates)
+    except PromptError as exc:
+        logger.warning("cannot render the artifact trail, keeping the raw summary: %s", exc)
+        return raw, None
+    return (f"{raw.rstrip()}\n\n{rendered}" if rendered.strip() else raw), None
 
 
 # -- lenient decoding (reference §5.3) --------------------------------------------------------

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gosling.context_mgmt.artifact_trail import ArtifactTrail, build_trail
 from gosling.context_mgmt.errors import CompactionFailed
 from gosling.context_mgmt.format import extract_file_history, format_transcript
 from gosling.context_mgmt.ladder import (
@@ -29,6 +30,7 @@ from gosling.context_mgmt.ladder import (
     tool_response_positions,
 )
 from gosling.context_mgmt.structured import StructuredSummary, apply_structured
+from gosling.context_mgmt.structured import with_raw_trail as apply_structured_raw
 from gosling.context_mgmt.summary_deadline import DEFAULT_DEADLINE, SETTINGS, SummaryDeadline
 from gosling.context_mgmt.templates import DEFAULT_TEMPLATES, CompactionTemplates
 from gosling.conversation import Message, TextContent, ThinkingContent, ToolResponse
@@ -112,6 +114,8 @@ class Summary:
     carry forward."""
     rejected_replies: int = 0
     """Replies that called a tool or were empty and got the corrective retry."""
+    trail: ArtifactTrail | None = None
+    """The artifact trail (bounded) that was rendered into the summary."""
 
 
 def render_compaction_prompt(
@@ -171,6 +175,7 @@ async def summarize(
 
         counter = default_counter()
     visible = [m for m in messages if m.metadata.agent_visible]
+    trail = build_trail(messages).bounded()
     prior, rest = split_prior(visible)
     reads, writes = extract_file_history(visible)
     total_responses = len(tool_response_positions(rest))
@@ -204,7 +209,7 @@ async def summarize(
                 ) from exc
             logger.info("summary overflowed with %d%% of tool responses removed", percent)
             continue
-        outcome = await _finish(calls, system, reply, usage, templates)
+        outcome = await _finish(calls, system, reply, usage, templates, trail)
         return Summary(
             message=Message(role="user", content=(TextContent(text=outcome.text),)),
             usage=outcome.usage,
@@ -215,6 +220,7 @@ async def summarize(
             truncated=outcome.truncated,
             merged_prior=prior is not None,
             rejected_replies=calls.rejected,
+            trail=trail,
         )
     raise AssertionError("unreachable: the last rung removes every tool response")
 
@@ -408,6 +414,7 @@ async def _finish(
     reply: Message,
     usage: Usage,
     templates: CompactionTemplates | None,
+    trail: ArtifactTrail,
 ) -> _Outcome:
     raw = reply.text
     if _cut_off(raw, usage):
@@ -416,12 +423,13 @@ async def _finish(
         try:
             retry, retry_usage = await calls.call(system, [retry_request], ())
         except ContextLengthExceeded:
-            return _truncated(raw, usage, calls)
+            return _truncated(raw, usage, calls, templates, trail)
         usage = usage + retry_usage
         if _cut_off(retry.text, retry_usage) or not retry.text.strip():
-            return _truncated(retry.text if retry.text.strip() else raw, usage, calls)
+            kept = retry.text if retry.text.strip() else raw
+            return _truncated(kept, usage, calls, templates, trail)
         raw = retry.text
-    text, structured = apply_structured(raw, templates)
+    text, structured = apply_structured(raw, templates, trail)
     return _Outcome(text, usage, structured, truncated=False)
 
 
@@ -430,10 +438,17 @@ def _cut_off(text: str, usage: Usage) -> bool:
     return stopped_at_limit and StructuredSummary.parse(text) is None
 
 
-def _truncated(raw: str, usage: Usage, calls: _Calls) -> _Outcome:
+def _truncated(
+    raw: str,
+    usage: Usage,
+    calls: _Calls,
+    templates: CompactionTemplates | None,
+    trail: ArtifactTrail,
+) -> _Outcome:
     if not raw.strip():
         raise CompactionFailed(
             EMPTY_SUMMARY_MESSAGE, reason="empty_summary", requests=calls.requests, usage=usage
         )
     logger.warning("the summary was cut off twice; keeping the incomplete text with a note")
-    return _Outcome(f"{TRUNCATED_NOTE}\n\n{raw}", usage, None, truncated=True)
+    text, _ = apply_structured_raw(f"{TRUNCATED_NOTE}\n\n{raw}", templates, trail)
+    return _Outcome(text, usage, None, truncated=True)

@@ -330,6 +330,9 @@ def render_tables(replays: Sequence[TranscriptReplay], *, per_call: bool) -> Non
         for name, result in replay.results.items():
             for failure in result.failures:
                 console.print(f"[yellow]{name}: {failure}[/yellow]")
+            for number, receipt in enumerate(result.receipts, 1):
+                line = receipt.get("line") or "no receipt"
+                console.print(f"{name}: compaction {number} ({receipt.get('trigger')}): {line}")
             for call in result.calls:
                 if not call.valid:
                     console.print(f"[red]{name} call {call.call}: {'; '.join(call.issues)}[/red]")

@@ -161,7 +161,8 @@ class HeadlessRenderer:
         elif isinstance(event, CompactionStarted):
             return f"⋯ compacting ({event.trigger}, ~{event.tokens_before:,} tokens)"
         elif isinstance(event, CompactionFinished):
-            return f"⋯ compacted to ~{event.tokens_after:,} tokens"
+            receipt = f"; {event.receipt_line}" if event.receipt_line else ""
+            return f"⋯ compacted to ~{event.tokens_after:,} tokens{receipt}"
         elif isinstance(event, HintsLoaded):
             return f"⋯ loaded hints from {', '.join(event.directories)}"
         elif isinstance(event, Notice):

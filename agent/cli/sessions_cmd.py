@@ -182,11 +182,21 @@ def _left_cut(text: str, width: int) -> str:
 @click.argument("session_id")
 def show(session_id: str) -> None:
     """Print the transcript of a session as the user saw it."""
+    from gosling.agent.context_report import receipt_lines
+    from gosling.context_mgmt.receipt import RECEIPTS_KEY
     from gosling.sessions import export_session
 
     with _store() as store:
         text = export_session(store, session_id, "markdown")
+        receipts = store.get_extension_data(session_id).get(RECEIPTS_KEY)
     click.echo(text, nl=False)
+    if isinstance(receipts, list) and receipts:
+        click.echo("\n## Compactions\n")
+        for index, stored in enumerate(receipts, 1):
+            first, *rest = receipt_lines(stored)
+            click.echo(f"{index}. {first.removeprefix('Last compaction ')}")
+            for row in rest:
+                click.echo(f"   {row.strip()}")
 
 
 @sessions_group.command("rename")

@@ -162,6 +162,9 @@ class StrategyReplay:
     distinctive first seen in that output (`context_mgmt.later_use`)."""
     hidden_then_used: int = 0
     """Of `later_uses`, those whose output the call's view did not show whole."""
+    receipts: tuple[dict[str, Any], ...] = ()
+    """Each compaction's receipt (`CompactionReceipt.to_json()` with its trigger): what the
+    hidden originals held that the summary did not."""
 
     @property
     def tokens_sent(self) -> int:
@@ -213,6 +216,7 @@ class StrategyReplay:
             "cached_share": round(self.cached_share, 4),
             "later_uses": self.later_uses,
             "hidden_then_used": self.hidden_then_used,
+            "receipts": list(self.receipts),
         }
         if calls:
             data["calls"] = [c.to_dict() for c in self.calls]

@@ -279,6 +279,10 @@ class _StrategyRun:
             calls=tuple(self.calls),
             compactions=len(compactions),
             overflow_compactions=sum(e.trigger == "overflow" for e in compactions),
+            receipts=tuple(
+                {"trigger": e.trigger, "line": e.receipt_line, **(e.receipt or {})}
+                for e in compactions
+            ),
             pair_summaries=sum(
                 len(e.tool_ids)
                 for e in events

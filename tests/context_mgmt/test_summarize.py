@@ -79,7 +79,9 @@ async def test_a_structured_reply_is_rendered_into_a_user_message() -> None:
 async def test_a_prose_reply_is_kept_verbatim() -> None:
     prose = "The user is fixing the parser; tests are next."
     summary = await summarize(ScriptedProvider([prose]), tool_session(2))
-    assert summary.message.text == prose
+    kept, trail = summary.message.text.split("\n\n## Artifact Trail\n", 1)
+    assert kept == prose
+    assert "Files:\n- src/file0.py: read\n- src/file1.py: read" in trail
     assert summary.structured is None
 
 
@@ -136,7 +138,9 @@ async def test_a_summary_cut_off_twice_is_kept_with_a_clear_note() -> None:
     assert summary.truncated
     assert summary.structured is None
     assert summary.requests == 2
-    assert summary.message.text == f'{TRUNCATED_NOTE}\n\n{CUT_OFF}", "and more'
+    kept, trail = summary.message.text.split("\n\n## Artifact Trail\n", 1)
+    assert kept == f'{TRUNCATED_NOTE}\n\n{CUT_OFF}", "and more'
+    assert "- src/file0.py: read" in trail  # the trail follows even a cut-off summary
 
 
 async def test_a_complete_document_is_accepted_even_if_the_reply_ran_long() -> None:

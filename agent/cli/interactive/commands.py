@@ -109,9 +109,10 @@ async def _compact(app: CommandHost, argument: str) -> bool:
                     app.on_event(event)
                 else:  # the outcome is printed once, below, and kept in the history
                     app.status = app.status.after(event)
+                    receipt = f" {event.receipt_line.capitalize()}." if event.receipt_line else ""
                     outcome.append(
                         f"Compaction complete: ~{compact_number(event.tokens_before)} → "
-                        f"~{compact_number(event.tokens_after)} tokens."
+                        f"~{compact_number(event.tokens_after)} tokens.{receipt}"
                     )
         except (CompactionFailed, ProviderError) as exc:
             outcome.append(f"Compaction failed: {exc}")

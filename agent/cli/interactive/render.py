@@ -201,7 +201,10 @@ class Renderer:
             self._tail.label = "compacting"
             self.info(f"⋯ compacting the conversation (~{event.tokens_before:,} tokens)…")
         elif isinstance(event, CompactionFinished):
-            self.info(f"⋯ compacted: ~{event.tokens_before:,} → ~{event.tokens_after:,} tokens")
+            receipt = f" · {event.receipt_line} · /context lists it" if event.receipt_line else ""
+            self.info(
+                f"⋯ compacted: ~{event.tokens_before:,} → ~{event.tokens_after:,} tokens{receipt}"
+            )
             self._tail.label = "thinking"
         elif isinstance(event, ContextTrimmed):
             count = len(event.tool_ids)
