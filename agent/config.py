@@ -56,6 +56,19 @@ def _env_name(name: str) -> str:
 
 
 EnvName = Annotated[str, AfterValidator(_env_name)]
+SandboxWorkspace = Literal["working-dir", "git-root"]
+
+
+def _hidden_path(path: str) -> str:
+    if not (path.startswith("/") or path == "~" or path.startswith("~/")):
+        raise ValueError(
+            f"{path!r} is not an absolute path; write it as /abs/path or ~/path "
+            "(sandbox_hide names places outside any one project)"
+        )
+    return path
+
+
+HiddenPath = Annotated[str, AfterValidator(_hidden_path)]
 
 
 class PermissionLists(BaseModel):
@@ -194,6 +207,13 @@ class Settings(BaseModel):
     may make it stricter, never looser."""
     sandbox_network: bool = False
     """Let sandboxed shell commands use the network (MCP servers: per extension)."""
+    sandbox_workspace: SandboxWorkspace = "working-dir"
+    """What sandboxed commands may write: working-dir (the directory gosling runs in, or
+    `--working-dir`), or git-root (the whole repository around it; also
+    `--sandbox-workspace git-root`). A `.git` inside stays read-only either way."""
+    sandbox_hide: list[HiddenPath] = Field(default_factory=list)
+    """Further files or directories hidden from sandboxed commands (absolute or `~/...`),
+    beside the credential locations always hidden (`~/.ssh`, `~/.aws`, `~/.netrc`, ...)."""
     shell_env_allow: list[EnvName] = Field(default_factory=list)
     """Credential-like environment variables shell commands still get, by name (e.g.
     `["GITHUB_TOKEN"]` so that `gh` and `git push` work). Their values stay redacted from
@@ -317,6 +337,10 @@ def _without_sandbox_loosening(
         dropped.append("sandbox")
     if data.get("sandbox_network") is True and not current_network:
         dropped.append("sandbox_network")
+    if data.get("sandbox_workspace") == "git-root" and below.get("sandbox_workspace") != "git-root":
+        dropped.append("sandbox_workspace")
+    if "sandbox_hide" in data:  # may add places to hide, never un-hide the user's
+        data = {**data, "sandbox_hide": [*below.get("sandbox_hide", []), *data["sandbox_hide"]]}
     allowed = below.get("shell_env_allow", [])
     if "shell_env_allow" in data and not set(_names(data["shell_env_allow"])) <= set(allowed):
         dropped.append("shell_env_allow")

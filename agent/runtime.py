@@ -18,7 +18,7 @@ from gosling.agent.config import ExtensionSettings, LoadedSettings, Settings, lo
 from gosling.agent.hooks.config import HookConfig
 from gosling.agent.provider_choice import choose_provider
 from gosling.agent.sandbox import SandboxChoice, choose_sandbox
-from gosling.agent.sandbox.choice import project_root
+from gosling.agent.sandbox.choice import project_root, sandbox_workspace
 from gosling.agent.session import AgentSession
 from gosling.agent.tool_runner import Approver
 from gosling.agent.tools.developer import DeveloperSettings, ResultCaps, developer_extension
@@ -162,9 +162,15 @@ async def build_runtime(
     dirs = user_dirs()
     sandbox = choose_sandbox(
         settings.sandbox,
-        workspace=project_root(working_dir),
+        workspace=sandbox_workspace(working_dir, git_root=settings.sandbox_workspace == "git-root"),
         network=settings.sandbox_network,
-        hidden=(dirs.config, dirs.data, dirs.state),
+        hidden=(
+            dirs.config,
+            dirs.data,
+            dirs.state,
+            *map(Path, settings.sandbox_hide),  # "~/..." expanded by choose_sandbox
+        ),
+        server_caches=dirs.state / "mcp-cache",
     )
     developer = DeveloperSettings(
         shell_timeout_secs=settings.shell_timeout,

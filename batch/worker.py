@@ -209,6 +209,9 @@ def _flags(task: TaskSpec, defaults: RunDefaults) -> dict[str, Any]:
         "context_limit": None,
         "mode": pick("mode"),
         "max_turns": pick("max_turns"),
+        # Never the git root around the task's directory: results.jsonl and the other
+        # tasks' directories are there.
+        "sandbox_workspace": "working-dir",
     }
 
 

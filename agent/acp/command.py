@@ -48,6 +48,7 @@ def acp_command(
     disallowed_tools: tuple[str, ...],
     mcp_configs: tuple[Path, ...],
     sandbox: str | None,
+    sandbox_workspace: str | None,
 ) -> None:
     """Serve the Agent Client Protocol on stdio, for editors (Zed, JetBrains, Neovim).
 
@@ -68,6 +69,7 @@ def acp_command(
             "context_limit": context_limit,
             "mode": mode,
             "sandbox": sandbox,
+            "sandbox_workspace": sandbox_workspace,
         },
         extensions=extensions,
         extras=run_extras(

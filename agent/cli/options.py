@@ -202,13 +202,20 @@ SANDBOX_MODES = ["off", "read-only", "workspace-write"]
 
 
 def sandbox_option(function: F) -> F:
-    """--sandbox: where shell commands and stdio MCP servers run."""
+    """--sandbox: where shell commands and stdio MCP servers run; --sandbox-workspace: what
+    they may write."""
+    widen = click.option(
+        "--sandbox-workspace",
+        type=click.Choice(["working-dir", "git-root"]),
+        help="What sandboxed commands may write: the working directory (default) or the "
+        "whole git repository around it (its .git stays read-only).",
+    )
     return click.option(
         "--sandbox",
         type=click.Choice(SANDBOX_MODES),
         help="Tool process sandbox (bubblewrap, Linux): workspace-write (default where "
         "available), read-only, or off.",
-    )(function)
+    )(widen(function))
 
 
 def trust_option(function: F) -> F:

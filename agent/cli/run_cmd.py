@@ -138,6 +138,7 @@ def run_command(
     disallowed_tools: tuple[str, ...],
     mcp_configs: tuple[Path, ...],
     sandbox: str | None,
+    sandbox_workspace: str | None,
 ) -> None:
     """Run one prompt headlessly and print the answer.
 
@@ -162,6 +163,7 @@ def run_command(
             "mode": mode,
             "max_turns": max_turns,
             "sandbox": sandbox,
+            "sandbox_workspace": sandbox_workspace,
         },
         resume=resume,
         name=name or session_name_from(prompt),

@@ -91,6 +91,7 @@ def session_command(
     disallowed_tools: tuple[str, ...],
     mcp_configs: tuple[Path, ...],
     sandbox: str | None,
+    sandbox_workspace: str | None,
 ) -> None:
     """Chat with the agent interactively; a PROMPT given is sent first."""
     resume, taken_words = resume_request(continue_latest, resume_id)
@@ -110,6 +111,7 @@ def session_command(
             "context_limit": context_limit,
             "mode": mode,
             "sandbox": sandbox,
+            "sandbox_workspace": sandbox_workspace,
         },
         resume=resume,
         name=name,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -26,21 +27,95 @@ class SandboxChoice:
         return "off" if self.policy is None else self.policy.mode
 
 
-def mcp_policy(
-    policy: SandboxPolicy, *, network: bool, environ: Mapping[str, str] | None = None
-) -> SandboxPolicy:
-    """The session's sandbox for an MCP server: its own network switch, and the package
-    caches writable so that `uvx` / `npx` launchers can install and start the server."""
-    caches = tuple(p for p in launcher_caches(environ) if p.is_dir())
-    return dataclasses.replace(policy, network=network, writable=(*policy.writable, *caches))
+def mcp_policy(policy: SandboxPolicy, *, network: bool, name: str) -> SandboxPolicy:
+    """The session's sandbox for the MCP server `name`: its own network switch, and a
+    writable cache of its own (`server_cache`) instead of the user's `~/.cache`, `~/.npm`
+    or `~/.local/share`, where gosling itself and tools such as pre-commit live."""
+    cache = server_cache(policy, name)
+    writable = policy.writable
+    if cache is not None:
+        cache.mkdir(mode=0o700, parents=True, exist_ok=True)
+        writable = (*writable, cache)
+    return dataclasses.replace(policy, network=network, writable=writable)
 
 
-def launcher_caches(environ: Mapping[str, str] | None = None) -> list[Path]:
-    """Where uv, pip and npm keep downloads (XDG cache, ~/.npm, uv's tool and python dirs)."""
-    env = os.environ if environ is None else environ
-    home = Path(env.get("HOME") or Path.home())
-    cache = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else home / ".cache"
-    return [cache, home / ".npm", home / ".local" / "share" / "uv"]
+def server_cache(policy: SandboxPolicy, name: str) -> Path | None:
+    """The MCP server `name`'s own cache directory, when the session has a place for them."""
+    if policy.server_caches is None:
+        return None
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name).lstrip(".") or "_"
+    return policy.server_caches / safe
+
+
+def server_cache_environment(cache: Path) -> dict[str, str]:
+    """Points uv, pip, npm and XDG-aware programs at the server's own cache, so `uvx` and
+    `npx` launchers can download the server there."""
+    return {
+        "XDG_CACHE_HOME": str(cache),
+        "UV_CACHE_DIR": str(cache / "uv"),
+        "PIP_CACHE_DIR": str(cache / "pip"),
+        "npm_config_cache": str(cache / "npm"),
+    }
+
+
+CREDENTIAL_DIRS = (
+    ".ssh",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".kube",
+    ".docker",
+    ".config/gh",
+    ".gnupg",
+    ".password-store",
+    ".oci",
+    ".config/doctl",
+    ".terraform.d",
+    ".local/share/keyrings",
+)
+CREDENTIAL_FILES = (
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    ".config/git/credentials",
+    ".pgpass",
+    ".my.cnf",
+    ".vault-token",
+    ".boto",
+    ".s3cfg",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".config/hub",
+    ".bash_history",
+    ".zsh_history",
+    ".sh_history",
+    ".history",
+    ".histfile",
+    ".python_history",
+    ".node_repl_history",
+    ".psql_history",
+    ".mysql_history",
+    ".sqlite_history",
+    ".rediscli_history",
+    ".lesshst",
+    ".local/share/fish/fish_history",
+)
+"""Relative to `$HOME`: hidden from every sandboxed process (reading stays broad otherwise)."""
+SOCKET_SCAN_DEPTH = 4
+SOCKET_SCAN_ENTRIES = 5000
+"""How far the look for unix sockets under `$HOME` goes (once per session)."""
+SOCKET_SCAN_SKIP = frozenset(
+    {".git", "node_modules", ".venv", "venv", "__pycache__", "site-packages"}
+)
+HOST_SOCKET_DIRS = ("/run", "/var/run")
+
+
+def sandbox_workspace(working_dir: Path, *, git_root: bool = False) -> Path:
+    """The directory sandboxed commands may write: the working directory the user chose,
+    or its git root when the user widened it (`sandbox_workspace = "git-root"`)."""
+    return project_root(working_dir) if git_root else working_dir
 
 
 def choose_sandbox(
@@ -50,8 +125,13 @@ def choose_sandbox(
     network: bool = False,
     hidden: Iterable[Path] = (),
     status: BwrapStatus | None = None,
+    environ: Mapping[str, str] | None = None,
+    server_caches: Path | None = None,
 ) -> SandboxChoice:
-    """The sandbox for `mode`, or none with a warning saying why (and that nothing changes)."""
+    """The sandbox for `mode`, or none with a warning saying why (and that nothing changes).
+
+    `hidden`: further paths to hide, directories or files (gosling's own dirs, the user's
+    `sandbox_hide`); `server_caches`: where each MCP server gets its own writable cache."""
     if mode == "off":
         return SandboxChoice(mode, None)
     status = status or bwrap_status()
@@ -62,16 +142,113 @@ def choose_sandbox(
             f"no sandbox for tool processes: {status.problem}; shell commands and MCP servers "
             'run with your own permissions (set sandbox = "off" to silence this)',
         )
+    env = os.environ if environ is None else environ
+    home = Path(env.get("HOME") or Path.home())
+    dirs, files = _hidden_paths(home, hidden)
+    socket_dirs = host_socket_dirs(home, env, skip=(workspace, *dirs))
+    dirs = list(dict.fromkeys([*dirs, *socket_dirs]))
     policy = SandboxPolicy(
         mode=mode,
         workspace=workspace,
         network=network,
-        writable=tuple(linked_git_dirs(workspace)) if mode == "workspace-write" else (),
-        hidden=tuple(p for p in hidden if p.is_dir()),
-        readable=tuple(toolchain_in_tmp()),
+        read_only=tuple(git_paths(workspace)),
+        hidden=tuple(dirs),
+        hidden_files=tuple(files),
+        kept=tuple(_kept_files(dirs)),
+        readable=tuple(toolchain_in_tmp(env)),
         bwrap=status.path,
+        user_namespace=status.user_namespace,
+        no_nested_userns=status.no_nested_userns,
+        server_caches=server_caches,
     )
     return SandboxChoice(mode, policy)
+
+
+def _hidden_paths(home: Path, extra: Iterable[Path]) -> tuple[list[Path], list[Path]]:
+    """The credential locations and `extra` that exist here: (directories, files)."""
+    candidates = [home / d for d in CREDENTIAL_DIRS] + [home / f for f in CREDENTIAL_FILES]
+    dirs: dict[Path, None] = {}
+    files: dict[Path, None] = {}
+    for path in [*candidates, *extra]:
+        if str(path).startswith("~"):
+            path = home / str(path).removeprefix("~").lstrip("/")
+        try:
+            real = path.resolve()
+            if real.is_dir():
+                dirs[real] = None
+            elif real.exists():
+                files[real] = None
+        except OSError:
+            continue
+    kept_files = [f for f in files if not any(f.is_relative_to(d) for d in dirs)]
+    return list(dirs), kept_files
+
+
+def host_socket_dirs(
+    home: Path, environ: Mapping[str, str], *, skip: Iterable[Path] = ()
+) -> list[Path]:
+    """Directories that hold host unix sockets, to be hidden: `/run` (and `/var/run` when it
+    is not a link to it), `$XDG_RUNTIME_DIR`, and each directory under `$HOME` (a bounded
+    look) that has a socket in it, other than `$HOME` itself. A socket stays reachable
+    through a read-only mount, so only hiding its directory stops a `connect`."""
+    found: dict[Path, None] = {}
+    runtime = environ.get("XDG_RUNTIME_DIR")
+    for given in (*HOST_SOCKET_DIRS, *([runtime] if runtime else [])):
+        path = Path(given).resolve()
+        if path.is_dir() and path != Path("/"):
+            found[path] = None
+    skipped = [p.resolve() for p in skip]
+    for directory in _socket_parents(home.resolve(), skipped):
+        if directory != home.resolve() and not any(s.is_relative_to(directory) for s in skipped):
+            found[directory] = None
+    return list(found)
+
+
+def _socket_parents(home: Path, skip: list[Path]) -> list[Path]:
+    """Directories under `home` (breadth first, bounded) that directly hold a socket."""
+    found: list[Path] = []
+    level = [home]
+    seen = 0
+    for _ in range(SOCKET_SCAN_DEPTH):
+        below: list[Path] = []
+        for directory in level:
+            try:
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue
+            for entry in entries:
+                seen += 1
+                if seen > SOCKET_SCAN_ENTRIES:
+                    return found
+                try:
+                    if _is_socket(entry):
+                        if directory not in found:
+                            found.append(directory)
+                    elif entry.is_dir(follow_symlinks=False) and entry.name not in SOCKET_SCAN_SKIP:
+                        path = Path(entry.path)
+                        if not any(path == s or path.is_relative_to(s) for s in skip):
+                            below.append(path)
+                except OSError:
+                    continue
+        level = below
+    return found
+
+
+def _is_socket(entry: os.DirEntry[str]) -> bool:
+    if entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False):
+        return False
+    return not entry.is_symlink() and stat.S_ISSOCK(entry.stat(follow_symlinks=False).st_mode)
+
+
+def _kept_files(hidden: Iterable[Path]) -> list[Path]:
+    """`/etc/resolv.conf`'s target when a hidden directory (`/run`) holds it."""
+    try:
+        resolv = Path("/etc/resolv.conf").resolve()
+    except OSError:
+        return []
+    if resolv.is_file() and any(resolv.is_relative_to(h) for h in hidden):
+        return [resolv]
+    return []
 
 
 def toolchain_in_tmp(
@@ -105,23 +282,10 @@ def project_root(working_dir: Path) -> Path:
     return working_dir
 
 
-def linked_git_dirs(root: Path) -> list[Path]:
-    """Where git writes for a worktree or submodule whose `.git` is a `gitdir:` file: that
-    directory and the repository's common dir, so commits work inside the sandbox."""
-    dot_git = root / ".git"
-    if not dot_git.is_file():
-        return []
-    try:
-        line = dot_git.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return []
-    if not line.startswith("gitdir:"):
-        return []
-    gitdir = (root / line.removeprefix("gitdir:").strip()).resolve()
-    found = [gitdir]
-    try:
-        common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
-        found.append(common)
-    except (OSError, UnicodeDecodeError):
-        pass
-    return [p for p in found if p.is_dir()]
+def git_paths(workspace: Path) -> list[Path]:
+    """The workspace's `.git`, directory or `gitdir:` file, kept read-only: its hooks and
+    config (`core.fsmonitor`, filters, aliases) run later, outside the sandbox, and a `.git`
+    file rewritten to point elsewhere would do the same. A `gitdir:` is never followed to
+    make more writable, so commits are made outside the sandbox."""
+    dot_git = workspace / ".git"
+    return [dot_git] if dot_git.exists() or dot_git.is_symlink() else []

@@ -6,14 +6,23 @@ run, so the rules can be read and tested without starting a process.
 The layout inside the sandbox:
 - `/` read-only (the user's tools, libraries and the project stay usable);
 - a fresh `/dev`, a fresh `/proc` of a private PID namespace (no `/proc/<pid>/environ` or
-  `cmdline` of gosling, the user's shell or anything else outside), a private `/tmp`: the
-  session's own directory when the policy names one (what one command leaves in `/tmp` is
-  there for the session's next, as on a real machine), else an empty one per process;
-- the workspace writable (`workspace-write`) or read-only (`read-only`), plus any extra
-  writable directories the policy names (MCP launchers' caches);
-- gosling's own config, data and state directories hidden behind empty read-only dirs;
-- no capabilities (`--cap-drop ALL`: when gosling runs as root, bwrap would otherwise keep
-  them, and a command could simply remount `/` writable);
+  `cmdline` of gosling, the user's shell or anything else outside), whose host-wide knobs
+  (`/proc/sys`, `/proc/sysrq-trigger`, `/proc/irq`, `/proc/bus`, ...) are read-only: when
+  gosling runs as root, those files check only the owner bits, which no capability drop
+  changes;
+- a private `/tmp`: the session's own directory when the policy names one (what one command
+  leaves in `/tmp` is there for the session's next, as on a real machine), else an empty one
+  per process;
+- the workspace writable (`workspace-write`) or read-only (`read-only`), its `.git` always
+  read-only (hooks and config would run later, outside the sandbox), plus any extra writable
+  directories the policy names (an MCP server's own cache);
+- hidden behind empty read-only mounts: gosling's own config, data and state, the user's
+  credential files and directories, and the directories holding host unix sockets (`/run`,
+  `$XDG_RUNTIME_DIR`, those found under `$HOME`): a socket on a read-only mount still
+  accepts connections;
+- a user namespace (no capability over anything of the host's; bwrap maps root to root,
+  so the read-only knobs above are what keeps root's files safe) that cannot nest another,
+  and no capabilities (`--cap-drop ALL`);
 - no network unless the policy allows it; `--die-with-parent` so that nothing in the sandbox
   outlives gosling, and `--new-session` so a command cannot push keystrokes into the
   user's terminal.
@@ -34,6 +43,18 @@ STRICTNESS: Mapping[str, int] = {"off": 0, "workspace-write": 1, "read-only": 2}
 """Higher is stricter; a project file may only move the sandbox up this scale."""
 
 PRIVATE_TMP = ("/tmp", "/var/tmp")
+PROC_KNOBS = (
+    "/proc/sys",
+    "/proc/sysrq-trigger",
+    "/proc/irq",
+    "/proc/bus",
+    "/proc/fs",
+    "/proc/mtrr",
+    "/proc/pressure",
+    "/proc/acpi",
+    "/proc/scsi",
+)
+"""The parts of a fresh `/proc` that act on the whole host; bound read-only where present."""
 CALL_MARKER_VAR = "GOSLING_TOOL_PROCESS"
 """Set in every tool process's environment to a per-call token, so that processes which left
 the call's process group (`setsid`, double forks) can still be found and stopped."""
@@ -48,9 +69,17 @@ class SandboxPolicy:
     """The project root: writable in `workspace-write`, read-only otherwise."""
     network: bool = False
     writable: tuple[Path, ...] = ()
-    """Further directories that stay writable (they must exist)."""
+    """Further directories that stay writable (they must exist): an MCP server's cache."""
+    read_only: tuple[Path, ...] = ()
+    """Paths inside the workspace that stay read-only (its `.git`, file or directory)."""
     hidden: tuple[Path, ...] = ()
-    """Directories replaced by an empty read-only one (gosling's own config, data, state)."""
+    """Directories replaced by an empty read-only one: gosling's own config, data and state,
+    credential directories, and directories holding host unix sockets."""
+    hidden_files: tuple[Path, ...] = ()
+    """Files replaced by an empty one (`/dev/null`, read-only): credential files."""
+    kept: tuple[Path, ...] = ()
+    """Files inside a hidden directory that stay visible, read-only: `/etc/resolv.conf`'s
+    target under `/run`, without which no name resolves even with the network on."""
     readable: tuple[Path, ...] = ()
     """Directories under `/tmp` or `/var/tmp` that stay visible, read-only, over the private
     one: the user's toolchain when it lives there (a venv on PATH, gosling's own)."""
@@ -59,6 +88,12 @@ class SandboxPolicy:
     None: an empty `/tmp` per process."""
     bwrap: str = "bwrap"
     """The bubblewrap executable."""
+    server_caches: Path | None = None
+    """Where each MCP server gets a writable cache of its own (`choice.server_cache`)."""
+    user_namespace: bool = True
+    """Run in a new user namespace (`bwrap_status` says whether this machine allows one)."""
+    no_nested_userns: bool = True
+    """...which cannot create another one (`--disable-userns`, bwrap 0.8 and later)."""
 
     def describe(self) -> str:
         """One line for the user: which sandbox, and whether it has network."""
@@ -73,10 +108,14 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, cwd: Path) -> list
     """The command line that runs `argv` in `cwd` under `policy`.
 
     Mount order matters (later mounts cover earlier ones): the private tmp comes before the
-    workspace so that a workspace under /tmp stays visible, and the hidden directories come
-    last unless they contain the workspace.
+    workspace so that a workspace under /tmp stays visible; `.git` is made read-only after
+    the workspace; the hidden paths come after both (a credential file inside the workspace
+    stays hidden), unless they contain the workspace; the writable extras come last, so an
+    MCP server's cache under gosling's hidden state directory is still writable.
     """
     args = [policy.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for knob in PROC_KNOBS:
+        args += ["--ro-bind-try", knob, knob]
     for tmp in PRIVATE_TMP:
         if tmp == "/tmp" and policy.tmp is not None:
             args += ["--bind", str(policy.tmp), tmp]
@@ -87,14 +126,27 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, cwd: Path) -> list
             args += ["--ro-bind", str(tool_dir), str(tool_dir)]
     workspace_bind = "--bind" if policy.mode == "workspace-write" else "--ro-bind"
     args += [workspace_bind, str(policy.workspace), str(policy.workspace)]
+    if policy.mode == "workspace-write":
+        for path in policy.read_only:
+            args += ["--ro-bind", str(path), str(path)]
+    for hidden in policy.hidden:
+        if _inside(policy.workspace, hidden) or _inside(cwd, hidden):
+            continue
+        args += ["--tmpfs", str(hidden)]
+        for kept in policy.kept:
+            if _inside(kept, hidden):
+                args += ["--ro-bind-try", str(kept), str(kept)]
+        args += ["--remount-ro", str(hidden)]
+    for hidden_file in policy.hidden_files:
+        args += ["--ro-bind", "/dev/null", str(hidden_file)]
     for extra in policy.writable:
         if policy.mode == "read-only" and _inside(extra, policy.workspace):
             continue
         args += ["--bind", str(extra), str(extra)]
-    for hidden in policy.hidden:
-        if _inside(policy.workspace, hidden) or _inside(cwd, hidden):
-            continue
-        args += ["--tmpfs", str(hidden), "--remount-ro", str(hidden)]
+    if policy.user_namespace:
+        args.append("--unshare-user")
+        if policy.no_nested_userns:
+            args.append("--disable-userns")
     args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts"]
     if not policy.network:
         args.append("--unshare-net")

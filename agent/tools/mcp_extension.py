@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from gosling.agent.sandbox import Launch, SandboxPolicy, mcp_policy, plan_launch, tool_environment
+from gosling.agent.sandbox.choice import server_cache, server_cache_environment
 from gosling.agent.tools.base import Tool, ToolAnnotations, ToolContext, ToolResult
 from gosling.agent.tools.extension_config import ExtensionConfig
 from gosling.conversation import ImageContent, TextContent
@@ -217,9 +218,13 @@ class McpExtension:
             return streamable_http_client(str(config.url), http_client=http)
         from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
-        sandbox = self.sandbox and mcp_policy(self.sandbox, network=config.network)
+        sandbox = self.sandbox and mcp_policy(
+            self.sandbox, network=config.network, name=config.name
+        )
         cwd = Path(config.cwd or self.working_dir)
-        env = tool_environment(get_default_environment(), keep=config.env)
+        cache = sandbox and server_cache(sandbox, config.name)
+        cached = server_cache_environment(cache) if cache else {}
+        env = tool_environment({**get_default_environment(), **cached}, keep=config.env)
         # Under bubblewrap a missing program only shows as a server that hung up at once.
         require_program(str(config.command), cwd=cwd, path=env.get("PATH"))
         self._launch = launch = plan_launch(

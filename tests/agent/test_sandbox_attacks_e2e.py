@@ -78,8 +78,9 @@ KNOBS = tuple(
     if os.path.exists(k)  # no sysrq-trigger on some kernels
 )
 OPEN_FOR_WRITE = (
-    'import os, sys\nfor p in sys.argv[1:]:\n    try:\n        os.close(os.open(p, os.O_WRONLY))\n'
-    '        print("WRITABLE", p)\n    except OSError as e:\n        print("refused", p, e.strerror)'
+    "import os, sys\nfor p in sys.argv[1:]:\n    try:\n"
+    "        os.close(os.open(p, os.O_WRONLY))\n        print('WRITABLE', p)\n"
+    "    except OSError as e:\n        print('refused', p, e.strerror)"
 )
 
 
@@ -100,9 +101,9 @@ def test_root_cannot_write_host_kernel_knobs(tmp_path: Path, server: FakeLLMServ
 
 @pytest.mark.parametrize("where", ["root", "subdir"])
 def test_no_git_hook_or_fsmonitor_can_be_planted(
-    tmp_path: Path, server: FakeLLMServer, where: str
+    outside: Path, server: FakeLLMServer, where: str
 ) -> None:
-    repo = git_repo(tmp_path / "repo")
+    repo = git_repo(outside / "repo")
     (repo / "sub").mkdir()
     hook = '#!/bin/sh\\ntouch "$HOME/hooked"\\n'
     _, outputs = run_commands(
@@ -110,7 +111,7 @@ def test_no_git_hook_or_fsmonitor_can_be_planted(
         repo if where == "root" else repo / "sub",
         f"cd {repo} && printf '{hook}' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
         f"cd {repo} && git config core.fsmonitor 'touch fsmonitor-ran'",
-        f"cd {repo} && echo '* filter=evil' > .git/info/attributes",
+        f"cd {repo} && mkdir -p .git/info && echo '* filter=evil' > .git/info/attributes",
     )
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
     assert "fsmonitor" not in (repo / ".git" / "config").read_text()

@@ -17,7 +17,13 @@ from gosling.agent.sandbox import (
     plan_launch,
     tool_environment,
 )
-from gosling.agent.sandbox.choice import linked_git_dirs, project_root, toolchain_in_tmp
+from gosling.agent.sandbox.choice import (
+    git_paths,
+    host_socket_dirs,
+    project_root,
+    sandbox_workspace,
+    toolchain_in_tmp,
+)
 from gosling.prompts.locations import UserDirs
 
 WS = Path("/home/u/project")
@@ -114,9 +120,7 @@ def test_without_bwrap_there_is_a_warning_and_no_sandbox(tmp_path: Path) -> None
     assert there.used == "read-only" and there.policy is not None and there.policy.network
 
 
-def test_the_workspace_is_the_git_root_and_a_worktree_s_git_dirs_stay_writable(
-    tmp_path: Path,
-) -> None:
+def test_a_worktree_s_gitdir_file_stays_read_only_and_widens_nothing(tmp_path: Path) -> None:
     main = tmp_path / "main"
     (main / ".git" / "worktrees" / "wt").mkdir(parents=True)
     (main / ".git" / "worktrees" / "wt" / "commondir").write_text("../..\n")
@@ -124,12 +128,67 @@ def test_the_workspace_is_the_git_root_and_a_worktree_s_git_dirs_stay_writable(
     (wt / "pkg").mkdir(parents=True)
     (wt / ".git").write_text(f"gitdir: {main / '.git' / 'worktrees' / 'wt'}\n")
     assert project_root(wt / "pkg") == wt
-    assert linked_git_dirs(wt) == [main / ".git" / "worktrees" / "wt", main / ".git"]
+    assert sandbox_workspace(wt / "pkg") == wt / "pkg"
+    assert sandbox_workspace(wt / "pkg", git_root=True) == wt
+    assert git_paths(wt) == [wt / ".git"]
     status = BwrapStatus("/usr/bin/bwrap")
-    writable = choose_sandbox("workspace-write", workspace=wt, status=status).policy
-    assert writable is not None and main / ".git" in writable.writable
-    read_only = choose_sandbox("read-only", workspace=wt, status=status).policy
-    assert read_only is not None and read_only.writable == ()
+    policy = choose_sandbox("workspace-write", workspace=wt, status=status, environ={}).policy
+    assert policy is not None and policy.writable == () and policy.read_only == (wt / ".git",)
+    args = bwrap_argv(policy, ["true"], cwd=wt)
+    assert pairs(args, "--bind") == [str(wt)]
+    assert args.index(str(wt / ".git")) > args.index(str(wt)), ".git after the workspace"
+
+
+def test_proc_knobs_are_read_only_and_a_user_namespace_is_used() -> None:
+    args = argv()
+    assert "/proc/sys" in pairs(args, "--ro-bind-try")
+    assert "/proc/sysrq-trigger" in pairs(args, "--ro-bind-try")
+    assert args.index("/proc/sys") > args.index("--proc"), "over the fresh /proc"
+    assert "--unshare-user" in args and "--disable-userns" in args
+    bare = argv(user_namespace=False)
+    assert "--unshare-user" not in bare and "/proc/sys" in pairs(bare, "--ro-bind-try")
+
+
+def test_credentials_and_socket_dirs_are_hidden_after_the_workspace(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    for d in (".ssh", ".aws", ".config/gh", "projects/app"):
+        (home / d).mkdir(parents=True)
+    for f in (".netrc", ".bash_history", ".gitconfig"):
+        (home / f).write_text("x")
+    runtime = tmp_path / "run-user"
+    runtime.mkdir()
+    environ = {"HOME": str(home), "XDG_RUNTIME_DIR": str(runtime)}
+    workspace = home / "projects" / "app"
+    choice = choose_sandbox(
+        "workspace-write",
+        workspace=workspace,
+        status=BwrapStatus("/usr/bin/bwrap"),
+        environ=environ,
+        hidden=[Path("~/.gitconfig")],
+    )
+    policy = choice.policy
+    assert policy is not None
+    assert {home / ".ssh", home / ".aws", home / ".config/gh", runtime} <= set(policy.hidden)
+    assert set(policy.hidden_files) == {home / ".netrc", home / ".bash_history", home / ".gitconfig"}
+    args = bwrap_argv(policy, ["true"], cwd=workspace)
+    assert args.index(str(home / ".ssh")) > args.index(str(workspace))
+    assert [args[i - 1] for i, a in enumerate(args) if a == str(home / ".netrc")] == ["/dev/null"]
+
+
+def test_a_directory_holding_a_socket_under_home_is_hidden(tmp_path: Path) -> None:
+    import socket
+
+    home = tmp_path / "h"
+    (home / ".app" / "run").mkdir(parents=True)
+    (home / "work").mkdir()
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(home / ".app" / "run" / "s"))
+    try:
+        found = host_socket_dirs(home, {}, skip=[home / "work"])
+    finally:
+        listener.close()
+    assert home / ".app" / "run" in found
+    assert all(p == Path(p) and p != home for p in found)
 
 
 @pytest.mark.parametrize(
