@@ -170,7 +170,7 @@ def batch_command(
         _start_forkserver_early(tasks_file, provider)
     from gosling.batch.precheck import batch_problems
     from gosling.batch.progress import progress_for
-    from gosling.batch.results import OutputDir
+    from gosling.batch.results import OutputDir, OutputInUse
     from gosling.batch.scheduler import Backend, Scheduler
     from gosling.batch.tasks import TaskFileError, load_tasks
     from gosling.batch.worker import RunDefaults
@@ -191,11 +191,12 @@ def batch_command(
         sys.exit(EXIT_USAGE)
     out = OutputDir(out_dir)
     try:
+        out.lock()
         if retry_failed:
             again = out.forget_failed()
             click.echo(f"gosling batch: running {len(again)} failed task(s) again", err=True)
         out.finished()
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, OutputInUse) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     backend: Backend

@@ -15,7 +15,9 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import select
 import signal
+import threading
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
@@ -34,10 +36,15 @@ KILL_GRACE = 5.0
 
 
 def _serve(
-    conn: Connection, until: Synchronized[float], log_file: str, providers: list[str | None]
+    conn: Connection,
+    until: Synchronized[float],
+    log_file: str,
+    providers: list[str | None],
+    driver: int,
 ) -> None:
-    """A worker: run each job it is sent until the driver hangs up."""
+    """A worker: run each job it is sent until the driver hangs up, or dies."""
     os.setpgrp()
+    die_with(driver)
     fd = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
@@ -60,6 +67,27 @@ def _serve(
             conn.send(outcome)
         except (BrokenPipeError, OSError):
             return
+
+
+def die_with(driver: int) -> None:
+    """SIGKILL this worker the moment the driver process ends, however it ends. A worker is
+    forked from the forkserver, not from the driver, so no parent-death signal reaches it,
+    and it reads the driver's pipe only between tasks: without this, a SIGKILLed driver left
+    its workers finishing their tasks while a rerun ran the same tasks again. The worker's
+    tool processes follow (their parent-death signal; bwrap's `--die-with-parent`)."""
+    if not hasattr(os, "pidfd_open"):  # Linux only; elsewhere the pipe's EOF between tasks
+        return
+    try:
+        pidfd = os.pidfd_open(driver)
+    except OSError:  # gone already
+        os.kill(os.getpid(), signal.SIGKILL)
+        return
+
+    def watch() -> None:
+        select.select([pidfd], [], [])  # readable once the driver has exited
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="driver-watch", daemon=True).start()
 
 
 @dataclass
@@ -96,7 +124,9 @@ class LocalPool:
     def _start_worker(self) -> _Worker:
         ours, theirs = self._ctx.Pipe()
         process = self._ctx.Process(
-            target=_serve, args=(theirs, self._until, self._log_file, self._providers), daemon=True
+            target=_serve,
+            args=(theirs, self._until, self._log_file, self._providers, os.getpid()),
+            daemon=True,
         )
         process.start()
         theirs.close()

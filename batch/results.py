@@ -19,6 +19,12 @@ from typing import Any
 from gosling.sessions.files import write_private
 
 RESULTS = "results.jsonl"
+LOCK = ".lock"
+"""Held (`flock`) by the one driver using the directory, for as long as it runs."""
+
+
+class OutputInUse(Exception):
+    """Another `gosling batch` is using this output directory; the message says which."""
 
 
 def _write_whole(path: Path, text: str) -> None:
@@ -31,6 +37,28 @@ class OutputDir:
         self.root = root.resolve()
         self.results_path = self.root / RESULTS
         self.work_root = self.root / "work"
+        self._lock_fd: int | None = None
+
+    def lock(self) -> None:
+        """Claim the directory for this driver until it exits (the kernel drops the lock of
+        a killed one), or raise `OutputInUse`: two drivers on one directory would run every
+        task twice and interleave their lines."""
+        import fcntl
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise OutputInUse(
+                f"{self.root} is in use by another gosling batch (pid {holder}); wait for it "
+                "to finish, or give another -o"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._lock_fd = fd
 
     def session_path(self, task_id: str) -> Path:
         return self.root / "sessions" / f"{task_id}.jsonl"

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import IO
 
+from gosling.agent.sandbox.lifetime import die_with_parent_hook
 from gosling.batch.tasks import TaskSpec
 
 SETUP_OUTPUT_TAIL = 2000
@@ -42,6 +43,7 @@ def _run(argv: list[str], cwd: Path, log: IO[str], deadline: float | None, what:
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
+        preexec_fn=die_with_parent_hook(),  # a worker killed with its driver takes it along
     )
     try:
         output, _ = process.communicate(timeout=timeout)
