@@ -207,35 +207,35 @@ def host_socket_dirs(
 def _socket_parents(home: Path, skip: list[Path]) -> list[Path]:
     """Directories under `home` (breadth first, bounded) that directly hold a socket."""
     found: list[Path] = []
-    level = [home]
+    skipped = {str(p) for p in skip}
+    level = [str(home)]
     seen = 0
     for _ in range(SOCKET_SCAN_DEPTH):
-        below: list[Path] = []
+        below: list[str] = []
         for directory in level:
             try:
-                entries = list(os.scandir(directory))
+                with os.scandir(directory) as entries:
+                    listed = list(entries)
             except OSError:
                 continue
-            for entry in entries:
-                seen += 1
-                if seen > SOCKET_SCAN_ENTRIES:
-                    return found
+            seen += len(listed)
+            for entry in listed:
                 try:
-                    if _is_socket(entry):
-                        if directory not in found:
-                            found.append(directory)
-                    elif entry.is_dir(follow_symlinks=False) and entry.name not in SOCKET_SCAN_SKIP:
-                        path = Path(entry.path)
-                        if not any(path == s or path.is_relative_to(s) for s in skip):
-                            below.append(path)
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name not in SOCKET_SCAN_SKIP and entry.path not in skipped:
+                            below.append(entry.path)
+                    elif _is_socket(entry) and Path(directory) not in found:
+                        found.append(Path(directory))
                 except OSError:
                     continue
+            if seen > SOCKET_SCAN_ENTRIES:
+                return found
         level = below
     return found
 
 
 def _is_socket(entry: os.DirEntry[str]) -> bool:
-    if entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False):
+    if entry.is_file(follow_symlinks=False):
         return False
     return not entry.is_symlink() and stat.S_ISSOCK(entry.stat(follow_symlinks=False).st_mode)
 

@@ -16,7 +16,7 @@ The layout inside the sandbox:
 - the workspace writable (`workspace-write`) or read-only (`read-only`), its `.git` always
   read-only (hooks and config would run later, outside the sandbox), plus any extra writable
   directories the policy names (an MCP server's own cache);
-- hidden behind empty read-only mounts: gosling's own config, data and state, the user's
+- hidden behind empty mounts of the sandbox's own: gosling's own config, data and state, the user's
   credential files and directories, and the directories holding host unix sockets (`/run`,
   `$XDG_RUNTIME_DIR`, those found under `$HOME`): a socket on a read-only mount still
   accepts connections;
@@ -73,8 +73,9 @@ class SandboxPolicy:
     read_only: tuple[Path, ...] = ()
     """Paths inside the workspace that stay read-only (its `.git`, file or directory)."""
     hidden: tuple[Path, ...] = ()
-    """Directories replaced by an empty read-only one: gosling's own config, data and state,
-    credential directories, and directories holding host unix sockets."""
+    """Directories replaced by an empty one of the sandbox's own (a tmpfs): gosling's own
+    config, data and state, credential directories, and directories holding host unix
+    sockets."""
     hidden_files: tuple[Path, ...] = ()
     """Files replaced by an empty one (`/dev/null`, read-only): credential files."""
     kept: tuple[Path, ...] = ()
@@ -132,11 +133,12 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, cwd: Path) -> list
     for hidden in policy.hidden:
         if _inside(policy.workspace, hidden) or _inside(cwd, hidden):
             continue
+        # An empty tmpfs of the sandbox's own: what a command writes there is gone with
+        # it. Not remounted read-only, which costs bwrap a pass over the mount table.
         args += ["--tmpfs", str(hidden)]
         for kept in policy.kept:
             if _inside(kept, hidden):
                 args += ["--ro-bind-try", str(kept), str(kept)]
-        args += ["--remount-ro", str(hidden)]
     for hidden_file in policy.hidden_files:
         args += ["--ro-bind", "/dev/null", str(hidden_file)]
     for extra in policy.writable:

@@ -75,7 +75,6 @@ async def test_writes_land_only_in_the_workspace_and_private_tmp(
     assert "done" in out
     assert (workspace / "inside.txt").read_text() == "ok\n"
     assert not (sibling / "pwned").exists() and not (home / "pwned").exists()
-    assert "Read-only file system" in out
     assert not Path("/tmp/scratch").exists()  # noqa: ASYNC240 - a test checking one path
 
 

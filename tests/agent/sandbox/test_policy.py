@@ -74,7 +74,7 @@ def test_isolation_flags() -> None:
 def test_gosling_dirs_are_hidden_unless_they_hold_the_workspace() -> None:
     state = Path("/home/u/.local/state/gosling")
     args = argv(hidden=(state, Path("/home/u")))
-    assert pairs(args, "--remount-ro") == [str(state)]
+    assert pairs(args, "--tmpfs") == ["/tmp", "/var/tmp", str(state)]
     assert args.index(str(WS)) < args.index(str(state))
 
 
@@ -169,7 +169,8 @@ def test_credentials_and_socket_dirs_are_hidden_after_the_workspace(tmp_path: Pa
     policy = choice.policy
     assert policy is not None
     assert {home / ".ssh", home / ".aws", home / ".config/gh", runtime} <= set(policy.hidden)
-    assert set(policy.hidden_files) == {home / ".netrc", home / ".bash_history", home / ".gitconfig"}
+    files = {home / ".netrc", home / ".bash_history", home / ".gitconfig"}
+    assert set(policy.hidden_files) == files
     args = bwrap_argv(policy, ["true"], cwd=workspace)
     assert args.index(str(home / ".ssh")) > args.index(str(workspace))
     assert [args[i - 1] for i, a in enumerate(args) if a == str(home / ".netrc")] == ["/dev/null"]
