@@ -27,16 +27,28 @@ class SandboxChoice:
         return "off" if self.policy is None else self.policy.mode
 
 
-def mcp_policy(policy: SandboxPolicy, *, network: bool, name: str) -> SandboxPolicy:
-    """The session's sandbox for the MCP server `name`: its own network switch, and a
-    writable cache of its own (`server_cache`) instead of the user's `~/.cache`, `~/.npm`
-    or `~/.local/share`, where gosling itself and tools such as pre-commit live."""
+def mcp_policy(
+    policy: SandboxPolicy, *, network: bool, name: str, argv: Iterable[str] = ()
+) -> SandboxPolicy:
+    """The session's sandbox for the MCP server `name` started as `argv`: its own network
+    switch, a writable cache of its own (`server_cache`) instead of the user's `~/.cache`,
+    `~/.npm` or `~/.local/share`, where gosling itself and tools such as pre-commit live,
+    and the directory of each program or script it names by absolute path under `/tmp`
+    visible read-only (the private tmp would hide a server run from a clone there)."""
     cache = server_cache(policy, name)
     writable = policy.writable
     if cache is not None:
         cache.mkdir(mode=0o700, parents=True, exist_ok=True)
         writable = (*writable, cache)
-    return dataclasses.replace(policy, network=network, writable=writable)
+    readable = dict.fromkeys(policy.readable)
+    for word in argv:
+        path = Path(word)
+        if not path.is_absolute() or not path.is_file():
+            continue
+        folder = path.resolve().parent
+        if any(folder != Path(t) and folder.is_relative_to(t) for t in PRIVATE_TMP):
+            readable[folder] = None
+    return dataclasses.replace(policy, network=network, writable=writable, readable=tuple(readable))
 
 
 def server_cache(policy: SandboxPolicy, name: str) -> Path | None:

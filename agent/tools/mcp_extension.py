@@ -219,7 +219,10 @@ class McpExtension:
         from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
         sandbox = self.sandbox and mcp_policy(
-            self.sandbox, network=config.network, name=config.name
+            self.sandbox,
+            network=config.network,
+            name=config.name,
+            argv=[str(config.command), *config.args],
         )
         cwd = Path(config.cwd or self.working_dir)
         cache = sandbox and server_cache(sandbox, config.name)

@@ -135,3 +135,20 @@ async def test_an_mcp_server_works_inside_the_sandbox(workspace: Path) -> None:
     await wait_until(
         lambda: not processes_running([sys.executable, "-m", "mcp_server_time"]), within=10
     )
+
+
+async def test_an_mcp_server_script_under_tmp_outside_the_workspace_starts(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """A server run by path from a clone under /tmp (the project's own test server, a
+    checkout's script): the private /tmp must not hide it."""
+    script = tmp_path / "clone" / "big_mcp_server.py"
+    script.parent.mkdir()
+    source = Path(__file__).resolve().parents[2] / "fakes" / "big_mcp_server.py"
+    script.write_text(source.read_text())  # noqa: ASYNC240 - test setup
+    config = ExtensionConfig("big", command=sys.executable, args=(str(script),))
+    async with ExtensionManager() as manager:
+        await manager.start_mcp([config], workspace, sandbox=policy(workspace))
+        assert [(e.extension, e.kind) for e in manager.events] == [("big", "started")]
+        result = await manager.call("big__dump", {"megabytes": 0}, ToolContext(workspace))
+        assert not result.is_error
