@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from tests.agent.sandbox.conditions import PLANTED, PLANTED_MARKS, needs_bwrap
 from tests.agent.tools.processes import processes_running, wait_until
 
 pytestmark = needs_bwrap
+BIG_SERVER = Path(__file__).resolve().parents[2] / "fakes" / "big_mcp_server.py"
 
 
 def policy(workspace: Path, mode: str = "workspace-write", **extra: object) -> SandboxPolicy:
@@ -144,8 +146,7 @@ async def test_an_mcp_server_script_under_tmp_outside_the_workspace_starts(
     checkout's script): the private /tmp must not hide it."""
     script = tmp_path / "clone" / "big_mcp_server.py"
     script.parent.mkdir()
-    source = Path(__file__).resolve().parents[2] / "fakes" / "big_mcp_server.py"
-    script.write_text(source.read_text())  # noqa: ASYNC240 - test setup
+    shutil.copy(BIG_SERVER, script)
     config = ExtensionConfig("big", command=sys.executable, args=(str(script),))
     async with ExtensionManager() as manager:
         await manager.start_mcp([config], workspace, sandbox=policy(workspace))
