@@ -7,9 +7,11 @@ repository those packages are the folders at its top; `src/gosling/` links them 
 root so that the wheel, an editable install, pytest and mypy all see one module per file.
 
 The names below are the public API (`docs/library.md`); each is loaded on first use, so
-`import gosling` itself imports almost nothing. Library calls read no configuration
-directory, no `~/.agents`, no `GOSLING_*` variable and write nothing, unless the caller
-passes a directory; coroutines have `_sync` twins that work inside a running event loop.
+`import gosling` itself imports almost nothing. Library calls read no gosling configuration
+directory, no `~/.agents` and no `GOSLING_*` variable, and use only the built-in prompts,
+unless the caller passes a directory or its own text (docs/library.md names the two
+exceptions: git's ignore settings, and the tokenizer's cache); coroutines have `_sync` twins
+that work inside a running event loop.
 
 - messages: `Message`, `TextContent`, `ImageContent`, `ToolRequest`, `ToolResponse`,
   `MessageMetadata`, `Conversation`
