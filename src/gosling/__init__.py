@@ -8,10 +8,10 @@ root so that the wheel, an editable install, pytest and mypy all see one module 
 
 The names below are the public API (`docs/library.md`); each is loaded on first use, so
 `import gosling` itself imports almost nothing. Library calls read no gosling configuration
-directory, no `~/.agents` and no `GOSLING_*` variable, and use only the built-in prompts,
-unless the caller passes a directory or its own text (docs/library.md names the two
-exceptions: git's ignore settings, and the tokenizer's cache); coroutines have `_sync` twins
-that work inside a running event loop.
+directory, no `~/.agents` and no `GOSLING_*` variable, use only the built-in prompts and
+write nothing, unless the caller passes a directory or its own text (git's own ignore
+settings are honoured, as git does); coroutines have `_sync` twins that work inside a running
+event loop.
 
 - messages: `Message`, `TextContent`, `ImageContent`, `ToolRequest`, `ToolResponse`,
   `MessageMetadata`, `Conversation`
