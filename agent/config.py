@@ -158,6 +158,11 @@ class Settings(BaseModel):
     auto_compact_threshold: float = Field(default=0.8, ge=0, le=1)
     """Compact when the context passes this fraction of the window (0 to 1); 0 or 1
     turns automatic compaction off."""
+    compaction_form: Literal["auto", "prefix", "transcript"] = "auto"
+    """How a compaction's summary call is made: prefix: on the session's own request as last
+    sent, with the instruction last (the provider's prompt cache serves almost all of it);
+    transcript: the history as text in a new system prompt (works with any provider, every
+    token a cache miss); auto: prefix when the provider caches prompts."""
     compaction_timeout_floor: float = Field(default=DEFAULT_FLOOR, gt=0)
     """Seconds a compaction's summary call may always take, however small its input."""
     compaction_timeout_cap: float = Field(default=DEFAULT_CAP, gt=0)

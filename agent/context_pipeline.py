@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gosling.agent.events import (
     CompactionFinished,
@@ -53,6 +53,7 @@ from gosling.context_mgmt.context_size import (
 from gosling.context_mgmt.errors import CompactionFailed
 from gosling.context_mgmt.masking import MaskingPresenter
 from gosling.context_mgmt.pair_summarizer import ToolPairSummarizer
+from gosling.context_mgmt.prefix_form import CompactionForm, SessionPrefix
 from gosling.context_mgmt.receipt import MAX_STORED_RECEIPTS, RECEIPTS_KEY, CompactionReceipt
 from gosling.context_mgmt.summary_deadline import SummaryDeadline
 from gosling.context_mgmt.tokens import TokenCounter
@@ -324,6 +325,21 @@ class ContextPipeline:
 
     # -- compaction -----------------------------------------------------------------------------
 
+    def _compaction_form(
+        self, session: AgentSession
+    ) -> tuple[CompactionForm, SessionPrefix | None]:
+        """`compaction_form`: prefix when set so (auto: when the provider caches prompts) and
+        the session has sent a request; the view as the last request sent it."""
+        setting = self.settings.compaction_form
+        cached = self.trimmer.cache.mechanism != "none"
+        if setting == "transcript" or (setting == "auto" and not cached):
+            return "transcript", None
+        if session.prefix is None:
+            return "transcript", None
+        view = self.trimmer.anchored(session.view.request_messages(session.messages))
+        prefix = session.prefix
+        return "prefix", SessionPrefix(prefix.system_prompt, prefix.tool_specs, view)
+
     async def compact(
         self,
         session: AgentSession,
@@ -350,6 +366,7 @@ class ContextPipeline:
         deadline = SummaryDeadline(
             self.settings.compaction_timeout_floor, self.settings.compaction_timeout_cap
         )
+        form, prefix = self._compaction_form(session)
         try:
             result = await compact_messages(
                 self.provider,
@@ -360,6 +377,8 @@ class ContextPipeline:
                 instructions=instructions,
                 deadline=deadline,
                 refuse_larger=True,
+                form=form,
+                prefix=prefix,
             )
         except CompactionFailed as failure:
             # What the attempts cost is billed either way: record it before anything else.
@@ -395,6 +414,8 @@ class ContextPipeline:
             result.summary.structured is not None,
             receipt=receipt.to_json(),
             receipt_line=receipt.line(),
+            form=result.summary.form,
+            summary_usage=_usage_figures(result.usage),
         )
         if session.hooks is not None:
             from gosling.agent.hooks.steps import compaction_context
@@ -411,6 +432,17 @@ class ContextPipeline:
                     threshold=int(threshold * 100),
                 )
             )
+
+
+def _usage_figures(usage: Usage) -> dict[str, Any]:
+    sent = usage.input_tokens or 0
+    return {
+        "input_tokens": sent,
+        "output_tokens": usage.output_tokens or 0,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cache_write_tokens": usage.cache_write_tokens,
+        "cache_share": round(usage.cache_read_tokens / sent, 4) if sent else 0.0,
+    }
 
 
 def _store_receipt(

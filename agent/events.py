@@ -122,6 +122,12 @@ class CompactionFinished(Event):
     and error lines of the hidden originals that the summary does not hold."""
     receipt_line: str = ""
     """The receipt in one line, as the terminal shows it."""
+    form: str = "transcript"
+    """How the summary call was made: `prefix` (on the session's cached request) or
+    `transcript`."""
+    summary_usage: dict[str, Any] | None = None
+    """The summary calls' tokens: input, output, cache read and written, and `cache_share`
+    (the part of the input the provider's cache served)."""
 
 
 @dataclass(frozen=True)

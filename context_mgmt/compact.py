@@ -33,6 +33,7 @@ from gosling.conversation import Content, ImageContent, Message, MessageMetadata
 from gosling.providers import Provider, Usage
 
 if TYPE_CHECKING:
+    from gosling.context_mgmt.prefix_form import CompactionForm, SessionPrefix
     from gosling.context_mgmt.summary_deadline import SummaryDeadline
     from gosling.context_mgmt.templates import CompactionTemplates
     from gosling.context_mgmt.tokens import TokenCounter
@@ -91,6 +92,8 @@ async def compact_messages(
     instructions: str | None = None,
     deadline: SummaryDeadline | None = None,
     refuse_larger: bool = False,
+    form: CompactionForm = "transcript",
+    prefix: SessionPrefix | None = None,
 ) -> CompactionResult:
     """Summarize `messages` and return them with the summary in place of the agent view.
 
@@ -100,7 +103,7 @@ async def compact_messages(
     summarizer's calls. Errors from summarizing propagate and leave the conversation
     unchanged. With `refuse_larger` (the session's pipeline sets it) a summary larger than
     the history it would replace is not used either: `CompactionFailed` with reason
-    "summary_too_large", carrying the calls' usage.
+    "summary_too_large", carrying the calls' usage. `form` and `prefix`: see `summarize`.
     """
     if counter is None:
         from gosling.context_mgmt.tokens import default_counter
@@ -115,6 +118,8 @@ async def compact_messages(
         templates=templates,
         instructions=instructions,
         deadline=deadline,
+        form=form,
+        prefix=prefix,
     )
     if refuse_larger:
         _refuse_oversized(summary, messages, counter)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -28,6 +28,12 @@ from gosling.context_mgmt.ladder import (
     REMOVAL_PERCENTAGES,
     filter_tool_responses,
     tool_response_positions,
+)
+from gosling.context_mgmt.prefix_form import (
+    CompactionForm,
+    SessionPrefix,
+    blank_tool_results,
+    with_request,
 )
 from gosling.context_mgmt.structured import StructuredSummary, apply_structured
 from gosling.context_mgmt.structured import with_raw_trail as apply_structured_raw
@@ -116,6 +122,9 @@ class Summary:
     """Replies that called a tool or were empty and got the corrective retry."""
     trail: ArtifactTrail | None = None
     """The artifact trail (bounded) that was rendered into the summary."""
+    form: CompactionForm = "transcript"
+    """How the call was made: on the session's cached request prefix, or as a transcript in
+    a new system prompt (also the prefix form's fallback)."""
 
 
 def render_compaction_prompt(
@@ -154,8 +163,15 @@ async def summarize(
     templates: CompactionTemplates | None = None,
     instructions: str | None = None,
     deadline: SummaryDeadline | None = None,
+    form: CompactionForm = "transcript",
+    prefix: SessionPrefix | None = None,
 ) -> Summary:
     """Summarize the agent-visible `messages`.
+
+    `form="prefix"` with the session's `prefix` (its system prompt, tools and messages as
+    last sent) makes the call on that cached prefix with the request last (see
+    `prefix_form`); when it does not fit even with every tool result blanked, the transcript
+    form below runs. The transcript form is the default.
 
     `templates` replaces the compaction and summary prompts (default: the prompt files);
     `instructions` are extra rules for this summary (a PreCompact hook's); `deadline` bounds
@@ -181,6 +197,21 @@ async def summarize(
     total_responses = len(tool_response_positions(rest))
     request = Message.user(SUMMARY_REQUEST)
     calls = _Calls(provider, counter, deadline or DEFAULT_DEADLINE)
+    if form == "prefix" and prefix is not None:
+        on_prefix = await _summarize_on_prefix(
+            calls,
+            prefix,
+            reads,
+            writes,
+            has_prior=prior is not None,
+            focus=focus,
+            templates=templates,
+            instructions=instructions,
+            trail=trail,
+        )
+        if on_prefix is not None:
+            return on_prefix
+        logger.info("the prefix form overflowed with every tool result blanked; transcript")
     previous_size = -1
     for percent in REMOVAL_PERCENTAGES:
         kept = filter_tool_responses(rest, percent)
@@ -209,7 +240,9 @@ async def summarize(
                 ) from exc
             logger.info("summary overflowed with %d%% of tool responses removed", percent)
             continue
-        outcome = await _finish(calls, system, reply, usage, templates, trail)
+        outcome = await _finish(
+            calls, system, (), _transcript_retry, reply, usage, templates, trail
+        )
         return Summary(
             message=Message(role="user", content=(TextContent(text=outcome.text),)),
             usage=outcome.usage,
@@ -223,6 +256,69 @@ async def summarize(
             trail=trail,
         )
     raise AssertionError("unreachable: the last rung removes every tool response")
+
+
+async def _summarize_on_prefix(
+    calls: _Calls,
+    prefix: SessionPrefix,
+    reads: Sequence[str],
+    writes: Sequence[str],
+    *,
+    has_prior: bool,
+    focus: str | None,
+    templates: CompactionTemplates | None,
+    instructions: str | None,
+    trail: ArtifactTrail,
+) -> Summary | None:
+    """The prefix form's ladder: blank tool-result contents middle-out on overflow; None
+    when even the last rung overflows (the caller falls back to the transcript form)."""
+    try:
+        ask = (templates or DEFAULT_TEMPLATES).render_prefix(
+            read_files="\n".join(reads),
+            modified_files="\n".join(writes),
+            focus=(focus or "").strip(),
+            instructions=(instructions or "").strip(),
+            previous_summary="yes" if has_prior else "",
+        )
+    except PromptError as exc:
+        raise CompactionFailed(f"Failed to compact: {exc}", reason="prompt_template") from exc
+    previous: list[Message] | None = None
+    for percent in REMOVAL_PERCENTAGES:
+        sent = blank_tool_results(prefix.messages, percent)
+        if sent == previous:
+            continue  # the same bytes as the rung before
+        previous = sent
+        messages = with_request(sent, ask)
+        try:
+            reply, usage = await calls.valid_reply(prefix.system, messages, prefix.tools)
+        except ContextLengthExceeded:
+            logger.info("prefix summary overflowed with %d%% of tool results blanked", percent)
+            continue
+
+        def shorter(text: str, sent: list[Message] = sent) -> list[Message]:
+            return with_request(sent, f"{ask}\n\n{text}")
+
+        outcome = await _finish(
+            calls, prefix.system, prefix.tools, shorter, reply, usage, templates, trail
+        )
+        return Summary(
+            message=Message(role="user", content=(TextContent(text=outcome.text),)),
+            usage=outcome.usage,
+            removal_percent=percent,
+            removed_tool_responses=0,
+            requests=calls.requests,
+            structured=outcome.structured,
+            truncated=outcome.truncated,
+            merged_prior=has_prior,
+            rejected_replies=calls.rejected,
+            trail=trail,
+            form="prefix",
+        )
+    return None
+
+
+def _transcript_retry(text: str) -> list[Message]:
+    return [Message.user(f"{SUMMARY_REQUEST}\n\n{text}")]
 
 
 def split_prior(visible: Sequence[Message]) -> tuple[str | None, list[Message]]:
@@ -411,6 +507,8 @@ class _Outcome:
 async def _finish(
     calls: _Calls,
     system: str,
+    tools: Sequence[ToolSpec],
+    shorter: Callable[[str], list[Message]],
     reply: Message,
     usage: Usage,
     templates: CompactionTemplates | None,
@@ -419,9 +517,8 @@ async def _finish(
     raw = reply.text
     if _cut_off(raw, usage):
         logger.warning("the summary was cut off by the output limit; asking for a shorter one")
-        retry_request = Message.user(f"{SUMMARY_REQUEST}\n\n{SHORTER_REQUEST}")
         try:
-            retry, retry_usage = await calls.call(system, [retry_request], ())
+            retry, retry_usage = await calls.call(system, shorter(SHORTER_REQUEST), tools)
         except ContextLengthExceeded:
             return _truncated(raw, usage, calls, templates, trail)
         usage = usage + retry_usage

@@ -18,6 +18,7 @@ from typing import Any, Literal
 COMPACTION_TEMPLATE = "compaction.md"
 SUMMARY_TEMPLATE = "compaction_summary.md"
 CONTINUATION_TEMPLATE = "compaction_continuation.md"
+PREFIX_TEMPLATE = "compaction_prefix.md"
 
 ContinuationText = Literal["conversation", "tool_loop", "manual", "summary_only"]
 CONTINUATION_MODES: tuple[ContinuationText, ...] = (
@@ -34,12 +35,18 @@ class CompactionTemplates:
 
     `compaction` gets `messages` (the transcript), `read_files`, `modified_files`, `focus`
     and `instructions`; `summary` gets the `StructuredSummary` fields and `extra`;
-    `continuation` gets `mode` (see `CONTINUATION_MODES`).
+    `continuation` gets `mode` (see `CONTINUATION_MODES`); `prefix` is the request that
+    ends a compaction made on the session's own request prefix and gets `read_files`,
+    `modified_files`, `focus`, `instructions` and `previous_summary`.
     """
 
     compaction: str | None = None
     summary: str | None = None
     continuation: str | None = None
+    prefix: str | None = None
+
+    def render_prefix(self, **context: Any) -> str:
+        return _render(PREFIX_TEMPLATE, self.prefix, context)
 
     def render_compaction(self, **context: Any) -> str:
         return _render(COMPACTION_TEMPLATE, self.compaction, context)

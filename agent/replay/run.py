@@ -191,6 +191,9 @@ class _StrategyRun:
             prompt_cache=options.cache_family,
             tool_call_cutoff=options.cutoff,
             context_file_names=[],
+            # The stub summarizer reads the transcript form's prompt, and the replay prices
+            # summary calls as new input: the prefix form is priced in `bench compaction`.
+            compaction_form="transcript",
         )
         self.agent = Agent(
             self.provider,
