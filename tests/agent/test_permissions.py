@@ -163,3 +163,29 @@ def test_headless_turns_ask_into_a_denial_the_model_can_read() -> None:
     assert result.text_content().startswith("Permission denied for developer__write: this call")
     allowed = Decision(Verdict.ALLOW, "auto mode")
     assert headless(allowed) is allowed
+
+
+def test_only_shell_tools_are_judged_as_shell_commands() -> None:
+    # An MCP tool that happens to take a `command` argument is judged by its own rules.
+    rules = rules_from_lists(allow=["ci__run"], deny=["shell(rm)"])
+    run = {"command": "make test; make lint"}
+    assert verdict("ci__run", run, PermissionMode.APPROVE, rules) is Verdict.ALLOW
+    # A read-only tool is allowed in smart_approve whatever its `command` says.
+    for name in ("docs__search", "tree"):
+        found = verdict(
+            name, {"command": "rm -rf x"}, PermissionMode.SMART_APPROVE, annotations=READ_ONLY
+        )
+        assert found is Verdict.ALLOW, name
+    # A tool named plainly `shell` (goose's name) is a shell: its rules read the command.
+    assert verdict("shell", {"command": "rm -rf x"}, PermissionMode.AUTO, rules) is Verdict.DENY
+
+
+def test_a_directory_rule_matches_the_directory_itself_not_a_file_of_that_name(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "notes").write_text("a file\n")
+    rules = rules_from_lists(deny=["developer__view(logs/, notes/)"])
+    view = "developer__view"
+    assert verdict(view, {"path": "logs"}, PermissionMode.AUTO, rules, tmp_path) is Verdict.DENY
+    assert verdict(view, {"path": "notes"}, PermissionMode.AUTO, rules, tmp_path) is Verdict.ALLOW
