@@ -19,6 +19,7 @@ from gosling.agent.hooks.config import HookConfig
 from gosling.agent.provider_choice import choose_provider
 from gosling.agent.sandbox import SandboxChoice, choose_sandbox
 from gosling.agent.sandbox.choice import project_root, sandbox_workspace
+from gosling.agent.sdk_warm_up import warm_up_sdk
 from gosling.agent.session import AgentSession
 from gosling.agent.tool_runner import Approver
 from gosling.agent.tools.developer import DeveloperSettings, ResultCaps, developer_extension
@@ -151,6 +152,8 @@ async def build_runtime(
     use_user_token_cache()
     loaded = load_settings(working_dir, flags=flags, trust_project=trust_project)
     settings = extras.apply(loaded.settings)
+    if provider is None:
+        warm_up_sdk(settings.provider)  # imported beside the store, hints and tokenizer
     warning = loaded.project.warning() if loaded.project else None
     if warning is not None:
         logging.getLogger(__name__).info("%s", warning)

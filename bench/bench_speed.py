@@ -49,6 +49,7 @@ class Tree:
 
     def env(self, home: Path, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # compiled once, as in an install
         env.update(
             PYTHONPATH=str(self.root / "src"),
             GOSLING_HOME=str(home),

@@ -48,7 +48,7 @@ from gosling.providers.sdk_provider import (
     OPENAI_REASONING_PREFIX,
     SdkProvider,
     parse_tool_arguments,
-    shared_tls_context,
+    tls_context_for,
 )
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ class AnthropicProvider(SdkProvider):
             max_retries=0,
             timeout=self.httpx_timeout(),
             default_headers=self.default_headers or None,
-            http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_tls_context()),
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=tls_context_for(self.base_url)),
         )
 
     # -- requests ---------------------------------------------------------------------------

@@ -9,12 +9,13 @@ HTTP request; retries and error mapping wrap it here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import json
 import os
+import threading
 from abc import abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
-from functools import cache
 from types import ModuleType
 from typing import Any, NoReturn, Protocol
 from urllib.parse import urlsplit
@@ -56,11 +57,21 @@ def ensure_base_url_allowed(url: str, *, provider: str) -> None:
         )
 
 
-@cache
 def shared_tls_context() -> Any:
     """One verified TLS context per process, shared by every SDK client. Building one reads
-    the CA bundle (tens of milliseconds), and a `gosling batch` worker builds a client for
-    every task. A CA bundle that cannot be loaded is the user's setting to fix, named."""
+    the CA bundle (tens of milliseconds, far more on a loaded machine), and a `gosling batch`
+    worker builds a client for every task. A CA bundle that cannot be loaded is the user's
+    setting to fix, named. `warm_tls_context` builds it in a thread ahead of need."""
+    warming = _tls_warming[0]
+    if warming is not None:
+        warming.join()
+    with _tls_lock:
+        if "context" not in _tls:
+            _tls["context"] = _build_tls_context()
+        return _tls["context"]
+
+
+def _build_tls_context() -> Any:
     import ssl
 
     import httpx2
@@ -75,6 +86,40 @@ def shared_tls_context() -> Any:
             f"cannot load the TLS certificates from {source} ({reason}); point "
             f"{' or '.join(_CA_VARS)} at a readable PEM bundle or directory, or unset them"
         ) from exc
+
+
+_tls_lock = threading.Lock()
+_tls: dict[str, Any] = {}
+_tls_warming: list[threading.Thread | None] = [None]
+
+
+def warm_tls_context() -> None:
+    """Start loading the CA bundle in a thread (OpenSSL releases the GIL while it reads and
+    parses it), so the first request finds the context ready. A failure is left for
+    `shared_tls_context` to raise again where it can be reported."""
+
+    def build() -> None:
+        with contextlib.suppress(ProviderConfigError), _tls_lock:
+            if "context" not in _tls:
+                _tls["context"] = _build_tls_context()
+
+    with _tls_lock:
+        if _tls_warming[0] is not None or "context" in _tls:
+            return
+        thread = threading.Thread(target=build, name="tls-warm-up", daemon=True)
+        _tls_warming[0] = thread
+        thread.start()
+
+
+def tls_context_for(base_url: str) -> Any:
+    """What `verify` an HTTP client for `base_url` gets: the shared verified context for
+    https; for plain http (a local server) a verifying context without the CA bundle, which
+    costs nothing to build and still refuses any https connection it cannot verify."""
+    if urlsplit(base_url).scheme.lower() != "http":
+        return shared_tls_context()
+    import ssl
+
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
 _CA_VARS = ("SSL_CERT_FILE", "SSL_CERT_DIR")
@@ -144,6 +189,8 @@ class SdkProvider(Provider):
         self.auth_hint = auth_hint
         self.extra_overflow_patterns = tuple(extra_overflow_patterns)
         self._client_cache: tuple[asyncio.AbstractEventLoop, Any] | None = None
+        if urlsplit(base_url).scheme.lower() == "https":
+            warm_tls_context()  # ready by the first request, loaded beside the start-up work
 
     def __repr__(self) -> str:
         model = self.model_config.model
@@ -312,5 +359,5 @@ class OpenAISdkProvider(SdkProvider):
             max_retries=0,
             timeout=self.httpx_timeout(),
             default_headers=self.default_headers or None,
-            http_client=openai.DefaultAsyncHttpxClient(verify=shared_tls_context()),
+            http_client=openai.DefaultAsyncHttpxClient(verify=tls_context_for(self.base_url)),
         )

@@ -143,6 +143,10 @@ def run_command(
     """Run one prompt headlessly and print the answer.
 
     The prompt comes from PROMPT, -t/-p TEXT, -i FILE or stdin."""
+    if provider:  # its SDK imports beside gosling's own start-up (else once config names it)
+        from gosling.agent.sdk_warm_up import warm_up_sdk
+
+        warm_up_sdk(provider)
     resume, taken_words = resume_request(continue_latest, resume_id)
     prompt_words = (*taken_words, *prompt_words)
     if resume is not None and no_session:

@@ -356,15 +356,22 @@ def test_tool_output_cannot_forge_a_turn_in_the_summarizer_transcript(
 def test_a_ca_bundle_that_cannot_be_loaded_is_one_error_naming_the_variable(
     repo: Path, server: FakeLLMServer, tmp_path: Path
 ) -> None:
+    """An https base URL (on loopback: the error comes before any connection). A plain-http
+    one never reads the CA bundle, so the same broken variable does not stop it."""
     missing = tmp_path / "corporate-ca.pem"
-    result = gosling(
-        run_args(server, "anthropic", "-t", "hi"), repo, env=gosling_env(SSL_CERT_FILE=str(missing))
-    )
+    env = gosling_env(SSL_CERT_FILE=str(missing))
+    https = [*run_args(server, "anthropic", "-t", "hi")]
+    https[https.index("--base-url") + 1] = server.url.replace("http://", "https://")
+    result = gosling(https, repo, env=env)
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert f"SSL_CERT_FILE={missing}" in result.stderr
     assert "point SSL_CERT_FILE or SSL_CERT_DIR at a readable PEM bundle" in result.stderr
     assert server.model_requests() == []
+    server.add(Turn(text="Plain http needs no certificates."))
+    plain = gosling(run_args(server, "anthropic", "-t", "hi"), repo, env=env)
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.strip() == "Plain http needs no certificates."
 
 
 def test_a_gosling_home_that_is_a_file_is_one_error_with_the_fix(

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import signal
-import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +26,7 @@ from gosling.agent.cli.interactive.terminal import Terminal
 from gosling.agent.cli.interactive.transcript import COMMAND_KIND, recent_exchanges
 from gosling.agent.events import Event, Notice
 from gosling.agent.permissions.rules import is_shell_tool
+from gosling.agent.sdk_warm_up import warm_up_sdk
 from gosling.conversation import Message, ToolRequest
 
 if TYPE_CHECKING:
@@ -433,28 +432,9 @@ def _always_label(shell: bool, prefix: str | None) -> str | None:
     return f"`{prefix}` commands" if prefix is not None else None
 
 
-_SDK_MODULES = {"anthropic": "anthropic"} | dict.fromkeys(
-    (
-        "openai",
-        "openai-responses",
-        "openai-compatible",
-        "ollama",
-        "vllm",
-        "llamacpp",
-        "lmstudio",
-        "openrouter",
-    ),
-    "openai",
-)
-
-
 def _warm_up(provider_name: str) -> None:
     """Import the provider's SDK while the user types, so the first reply starts at once."""
-    module = _SDK_MODULES.get(provider_name)
-    if module is not None:
-        threading.Thread(
-            target=importlib.import_module, args=(module,), name="sdk-warm-up", daemon=True
-        ).start()
+    warm_up_sdk(provider_name)
 
 
 def _on_sigint(loop: asyncio.AbstractEventLoop, callback: Callable[[], Any]) -> bool:
