@@ -1,7 +1,8 @@
 """What the sandbox costs each tool command, before and after issue 32's rules.
 
 `start_ms`: `true` run through `plan_launch` under the `workspace-write` policy (bwrap
-builds its namespaces and mounts, execs `true`, exits), median and p90 of `RUNS`; beside
+builds its namespaces and mounts, execs `true`, exits), median and p90 of `ROUNDS` x `RUNS`
+(the rounds alternate between before and after); beside
 it `true` without a sandbox. `choose_ms`: picking the session's policy once (the bwrap
 probe is cached per process and not included; issue 32 adds the look for unix sockets
 under `$HOME`). The home is synthetic: either the credential locations issue 32 names
@@ -28,10 +29,13 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 BEFORE_COMMIT = "eb419ba"
-RUNS = 40
+ROUNDS = 4
+RUNS = 10
+"""Runs per round; the rounds alternate between the two trees, so a machine that gets
+busier halfway through weighs on both alike."""
 
 _MEASURE = """
-import json, os, statistics, subprocess, sys, time
+import json, os, subprocess, sys, time
 from pathlib import Path
 from gosling.agent.sandbox import bwrap_status, choose_sandbox, plan_launch
 
@@ -51,14 +55,13 @@ def timed(argv):
     for _ in range(runs):
         started = time.perf_counter()
         subprocess.run(argv, env=launch.env, cwd=workspace, check=True)
-        times.append(time.perf_counter() - started)
-    times.sort()
-    return {"median": times[len(times) // 2] * 1000, "p90": times[int(len(times) * 0.9)] * 1000}
+        times.append((time.perf_counter() - started) * 1000)
+    return times
 
 print(json.dumps({
     "start_ms": timed(list(launch.argv)),
     "unsandboxed_ms": timed(["true"]),
-    "choose_ms": statistics.median(picks) * 1000,
+    "choose_ms": [p * 1000 for p in picks],
     "bwrap_args": len(launch.argv) - 1,
 }))
 """
@@ -128,10 +131,11 @@ def run(before_commit: str = BEFORE_COMMIT) -> dict[str, Any]:
             listener.bind(str(home / ".local" / "share" / "tool" / "agent.sock"))
             listeners.append(listener)
             key = "every_location" if full else "typical_home"
-            figures[key] = {
-                "before": _measure(old / "src", root),
-                "after": _measure(REPO / "src", root),
-            }
+            rounds: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
+            for _ in range(ROUNDS):
+                rounds["before"].append(_measure(old / "src", root))
+                rounds["after"].append(_measure(REPO / "src", root))
+            figures[key] = {tree: _summary(runs) for tree, runs in rounds.items()}
     finally:
         for listener in listeners:
             listener.close()
@@ -143,7 +147,20 @@ def run(before_commit: str = BEFORE_COMMIT) -> dict[str, Any]:
     for case in figures.values():
         added = case["after"]["start_ms"]["median"] - case["before"]["start_ms"]["median"]
         case["start_added_ms"] = added
-    return {"before_commit": before_commit, "runs": RUNS, **figures}
+    return {"before_commit": before_commit, "runs": ROUNDS * RUNS, **figures}
+
+
+def _summary(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    def spread(key: str) -> dict[str, float]:
+        times = sorted(t for r in rounds for t in r[key])
+        return {"median": times[len(times) // 2], "p90": times[int(len(times) * 0.9)]}
+
+    return {
+        "start_ms": spread("start_ms"),
+        "unsandboxed_ms": spread("unsandboxed_ms"),
+        "choose_ms": spread("choose_ms")["median"],
+        "bwrap_args": rounds[0]["bwrap_args"],
+    }
 
 
 if __name__ == "__main__":

@@ -6,10 +6,9 @@ run, so the rules can be read and tested without starting a process.
 The layout inside the sandbox:
 - `/` read-only (the user's tools, libraries and the project stay usable);
 - a fresh `/dev`, a fresh `/proc` of a private PID namespace (no `/proc/<pid>/environ` or
-  `cmdline` of gosling, the user's shell or anything else outside), whose host-wide knobs
-  (`/proc/sys`, `/proc/sysrq-trigger`, `/proc/irq`, `/proc/bus`, ...) are read-only: when
-  gosling runs as root, those files check only the owner bits, which no capability drop
-  changes;
+  `cmdline` of gosling, the user's shell or anything else outside), mounted read-only: its
+  host-wide knobs (`/proc/sys`, `/proc/sysrq-trigger`, `/proc/irq`, `/proc/bus`, ...) check
+  only the owner bits when gosling runs as root, which no capability drop changes;
 - a private `/tmp`: the session's own directory when the policy names one (what one command
   leaves in `/tmp` is there for the session's next, as on a real machine), else an empty one
   per process;
@@ -43,18 +42,6 @@ STRICTNESS: Mapping[str, int] = {"off": 0, "workspace-write": 1, "read-only": 2}
 """Higher is stricter; a project file may only move the sandbox up this scale."""
 
 PRIVATE_TMP = ("/tmp", "/var/tmp")
-PROC_KNOBS = (
-    "/proc/sys",
-    "/proc/sysrq-trigger",
-    "/proc/irq",
-    "/proc/bus",
-    "/proc/fs",
-    "/proc/mtrr",
-    "/proc/pressure",
-    "/proc/acpi",
-    "/proc/scsi",
-)
-"""The parts of a fresh `/proc` that act on the whole host; bound read-only where present."""
 CALL_MARKER_VAR = "GOSLING_TOOL_PROCESS"
 """Set in every tool process's environment to a per-call token, so that processes which left
 the call's process group (`setsid`, double forks) can still be found and stopped."""
@@ -115,8 +102,10 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, cwd: Path) -> list
     MCP server's cache under gosling's hidden state directory is still writable.
     """
     args = [policy.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for knob in PROC_KNOBS:
-        args += ["--ro-bind-try", knob, knob]
+    # All of the fresh /proc read-only: /proc/sys, /proc/sysrq-trigger, /proc/irq,
+    # /proc/bus... act on the whole host and check only owner bits (root's, when gosling
+    # runs as root). One remount covers every knob a kernel has, listed here or not.
+    args += ["--remount-ro", "/proc"]
     for tmp in PRIVATE_TMP:
         if tmp == "/tmp" and policy.tmp is not None:
             args += ["--bind", str(policy.tmp), tmp]

@@ -9,6 +9,7 @@ import asyncio
 import json
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,28 @@ async def test_an_mcp_server_script_under_tmp_outside_the_workspace_starts(
         assert [(e.extension, e.kind) for e in manager.events] == [("big", "started")]
         result = await manager.call("big__dump", {"megabytes": 0}, ToolContext(workspace))
         assert not result.is_error
+
+
+async def test_an_mcp_server_writes_its_own_cache_never_the_users(
+    tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`uvx`/`npx` launchers download into the cache they are pointed at: the server's own,
+    while the user's `~/.cache` (where gosling and pre-commit live) stays read-only."""
+    home = Path(tempfile.mkdtemp(prefix="sbx-home-", dir=sys.prefix))  # visible: not /tmp
+    try:
+        (home / ".cache").mkdir()
+        monkeypatch.setenv("HOME", str(home))
+        launcher = (
+            'touch "$XDG_CACHE_HOME/downloaded"; touch "$HOME/.cache/planted"; '
+            f"exec {sys.executable} -m mcp_server_time"
+        )
+        config = ExtensionConfig("time", command="sh", args=("-c", launcher))
+        caches = tmp_path / "state" / "mcp-cache"
+        sandbox = policy(workspace, server_caches=caches)
+        async with ExtensionManager() as manager:
+            await manager.start_mcp([config], workspace, sandbox=sandbox)
+            assert [(e.extension, e.kind) for e in manager.events] == [("time", "started")]
+        assert (caches / "time" / "downloaded").exists()
+        assert not (home / ".cache" / "planted").exists()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gosling.agent.config import load_settings
+from gosling.agent.config import ConfigError, load_settings
 from gosling.agent.sandbox import (
     BwrapStatus,
     SandboxPolicy,
@@ -139,14 +139,40 @@ def test_a_worktree_s_gitdir_file_stays_read_only_and_widens_nothing(tmp_path: P
     assert args.index(str(wt / ".git")) > args.index(str(wt)), ".git after the workspace"
 
 
-def test_proc_knobs_are_read_only_and_a_user_namespace_is_used() -> None:
+def test_proc_is_read_only_and_a_user_namespace_is_used() -> None:
     args = argv()
-    assert "/proc/sys" in pairs(args, "--ro-bind-try")
-    assert "/proc/sysrq-trigger" in pairs(args, "--ro-bind-try")
-    assert args.index("/proc/sys") > args.index("--proc"), "over the fresh /proc"
+    assert pairs(args, "--remount-ro") == ["/proc"]
+    assert args.index("--remount-ro") > args.index("--proc"), "the fresh /proc itself"
     assert "--unshare-user" in args and "--disable-userns" in args
     bare = argv(user_namespace=False)
-    assert "--unshare-user" not in bare and "/proc/sys" in pairs(bare, "--ro-bind-try")
+    assert "--unshare-user" not in bare and pairs(bare, "--remount-ro") == ["/proc"]
+    nested = argv(no_nested_userns=False)
+    assert "--unshare-user" in nested and "--disable-userns" not in nested
+
+
+def test_a_project_config_may_add_hidden_paths_but_not_widen_the_workspace(
+    tmp_path: Path,
+) -> None:
+    dirs = UserDirs(tmp_path / "c", tmp_path / "d", tmp_path / "s")
+    dirs.config.mkdir()
+    (dirs.config / "config.toml").write_text('sandbox_hide = ["~/keys"]\n')
+    repo = tmp_path / "repo"
+    (repo / ".gosling").mkdir(parents=True)
+    project = 'sandbox_workspace = "git-root"\nsandbox_hide = ["/srv/secrets"]\n'
+    (repo / ".gosling" / "config.toml").write_text(project)
+    settings = load_settings(repo, environ={}, dirs=dirs, trust_project=True).settings
+    assert settings.sandbox_workspace == "working-dir"
+    assert settings.sandbox_hide == ["~/keys", "/srv/secrets"]
+    flagged = load_settings(repo, environ={}, dirs=dirs, flags={"sandbox_workspace": "git-root"})
+    assert flagged.settings.sandbox_workspace == "git-root"
+
+
+def test_a_relative_sandbox_hide_path_is_refused_with_the_fix(tmp_path: Path) -> None:
+    dirs = UserDirs(tmp_path / "c", tmp_path / "d", tmp_path / "s")
+    dirs.config.mkdir()
+    (dirs.config / "config.toml").write_text('sandbox_hide = ["notes"]\n')
+    with pytest.raises(ConfigError, match=r"write it as /abs/path or ~/path"):
+        load_settings(tmp_path, environ={}, dirs=dirs)
 
 
 def test_credentials_and_socket_dirs_are_hidden_after_the_workspace(tmp_path: Path) -> None:
