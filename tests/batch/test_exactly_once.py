@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.agent.sandbox.conditions import needs_bwrap
 from tests.agent.tools.processes import is_running, wait_until_sync
 from tests.batch.helpers import (
     REPO,
@@ -132,3 +133,27 @@ def test_a_second_driver_on_the_same_output_directory_exits_2(
     done = results(out)
     assert sorted(done) == ["one", "two"]
     assert all(r["attempts"] == 1 for r in done.values())
+
+
+@needs_bwrap
+def test_a_task_inside_a_git_repository_cannot_write_the_results_or_another_task(
+    tmp_path: Path, server: FakeLLMServer
+) -> None:
+    """OUT_DIR inside a repository: the task's workspace is still its own directory, not
+    the repository around it (with results.jsonl, sessions/ and the other tasks)."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    out = repo / "out"
+    forge = (
+        """echo '{"task_id": "forged", "exit_code": 0}' >> ../../results.jsonl; """
+        "mkdir -p ../../sessions; echo x > ../../sessions/forged.jsonl; echo x > ../other/pwned"
+    )
+    server.add_conversation("[forge]", tool("developer__shell", command=forge), Turn(text="Done."))
+    server.add_conversation("[other]", Turn(text="Fine."))
+    tasks = [{"id": "other", "prompt": "[other] wait"}, {"id": "forge", "prompt": "[forge] go"}]
+    write_tasks(tmp_path / "tasks.jsonl", tasks)
+    done = gosling_batch(tmp_path / "tasks.jsonl", out, server, "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    assert sorted(results(out)) == ["forge", "other"]
+    assert not (out / "sessions" / "forged.jsonl").exists()
+    assert not (out / "work" / "other" / "pwned").exists()
