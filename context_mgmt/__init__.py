@@ -3,6 +3,7 @@
 Importing this package is cheap: the tokenizer and the template engine load on first use.
 """
 
+from gosling import quiet_library_loggers
 from gosling.context_mgmt.compact import (
     CONTINUATION_TEXTS,
     CompactionResult,
@@ -80,3 +81,5 @@ __all__ = [
     "summarize_tool_pair",
     "tool_ids_to_summarize",
 ]
+
+quiet_library_loggers()

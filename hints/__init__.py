@@ -5,6 +5,7 @@
 `SubdirectoryHintTracker` finds the hints of subdirectories that tool calls touch.
 """
 
+from gosling import quiet_library_loggers
 from gosling.hints.gitignore import find_git_root
 from gosling.hints.headers import HintHeaders
 from gosling.hints.imports import MAX_DEPTH, MAX_EXPANDED_OUTPUT_BYTES, MAX_REFERENCE_OPERATIONS
@@ -33,3 +34,5 @@ __all__ = [
     "resolve_filenames",
     "resolve_to_parent_dir",
 ]
+
+quiet_library_loggers()

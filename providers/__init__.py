@@ -3,6 +3,7 @@
 Adapters import their SDKs lazily; importing this package never imports anthropic or openai.
 """
 
+from gosling import quiet_library_loggers
 from gosling.providers.base import (
     DEFAULT_CONTEXT_LIMIT,
     TRUNCATED_STOP_REASONS,
@@ -76,3 +77,5 @@ __all__ = [
     "is_context_overflow",
     "lookup_model",
 ]
+
+quiet_library_loggers()

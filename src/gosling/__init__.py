@@ -32,16 +32,27 @@ event loop.
 from __future__ import annotations
 
 import importlib
-import logging as _logging
-from typing import TYPE_CHECKING, Any
 
 from gosling.agent.version import __version__
 
-# A library stays quiet unless its caller configures logging: gosling.* records never reach
-# the last-resort stderr handler. The command line configures the root logger itself.
-_logging.getLogger("gosling").addHandler(_logging.NullHandler())
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing would double this import
+
+
+def quiet_library_loggers() -> None:
+    """Put a `NullHandler` on the `gosling` logger (once), so gosling.* records never reach
+    the last-resort stderr handler of an application that did not configure logging. The
+    packages that log call it when imported (not `import gosling` itself: importing `logging`
+    would be most of its cost); the command line configures the root logger itself."""
+    import logging
+
+    logger = logging.getLogger("gosling")
+    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+        logger.addHandler(logging.NullHandler())
+
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from gosling.api import (
         compact,
         compact_sync,
@@ -233,6 +244,7 @@ def __getattr__(name: str) -> Any:
     except KeyError:
         raise AttributeError(f"module 'gosling' has no attribute {name!r}") from None
     value = getattr(importlib.import_module(module), attribute)
+    quiet_library_loggers()
     globals()[name] = value
     return value
 

@@ -166,3 +166,26 @@ def test_templates_come_from_the_caller_or_the_built_ins() -> None:
 
 def test_text_content_round_trip_helper_types_are_the_packages_own() -> None:
     assert gosling.TextContent is TextContent and gosling.ToolResponse is ToolResponse
+
+
+def test_library_warnings_stay_quiet_unless_the_application_configures_logging() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import logging, gosling.hints\n"
+        "logging.getLogger('gosling.hints.imports').warning('QUIET-QZK')\n"
+        "logging.basicConfig()\n"
+        "logging.getLogger('gosling.hints.imports').warning('LOUD-QZK')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert "QUIET-QZK" not in out.stderr and "LOUD-QZK" in out.stderr
+
+
+def test_library_loggers_are_named_under_gosling() -> None:
+    import importlib
+    import logging
+
+    for name in ("gosling.hints.imports", "gosling.context_mgmt.summarize"):
+        logger = importlib.import_module(name).logger
+        assert isinstance(logger, logging.Logger) and logger.name.startswith("gosling.")
