@@ -1,6 +1,6 @@
-"""The `gosling` command's entry point: checks that the command line's own packages are
-installed (the `cli` extra) before loading it, so a library-only install says what to do
-instead of failing on an import deep inside."""
+"""The `gosling` command's entry point: when a package of the command line's own stack (the
+`cli` extra) is not installed, a library-only install says what to do instead of failing
+with a traceback from an import deep inside."""
 
 from __future__ import annotations
 
@@ -26,8 +26,16 @@ def missing_modules() -> list[str]:
 
 
 def main() -> None:
-    missing = missing_modules()
-    if missing:
+    """Run the command; a module of the `cli` extra that is not installed ends it with one
+    line naming the install command (looked for only then, so start-up pays nothing)."""
+    try:
+        from gosling.agent.cli.main import main as cli_main
+
+        cli_main()
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in CLI_MODULES:
+            raise
+        missing = missing_modules() or [exc.name or "?"]
         print(
             f"error: the gosling command needs its command-line packages ({', '.join(missing)} "
             f"missing); install them with: {INSTALL_HINT}\n"
@@ -35,6 +43,3 @@ def main() -> None:
             file=sys.stderr,
         )
         sys.exit(2)
-    from gosling.agent.cli.main import main as cli_main
-
-    cli_main()

@@ -50,12 +50,26 @@ def test_using_the_api_imports_no_package_of_the_command_line(tmp_path: Path) ->
 def test_the_command_without_its_packages_names_the_extra(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from gosling.agent.cli import launch
+    from gosling.agent.cli import launch, main
 
-    monkeypatch.setattr(launch, "CLI_MODULES", ("click", "gosling_no_such_module"))
+    def needs_rich() -> None:
+        raise ModuleNotFoundError("No module named 'rich'", name="rich")
+
+    monkeypatch.setattr(main, "main", needs_rich)
+    monkeypatch.setattr(launch, "missing_modules", lambda: ["rich"])
     with pytest.raises(SystemExit) as exited:
         launch.main()
     assert exited.value.code == 2
     err = capsys.readouterr().err
-    assert "gosling_no_such_module missing" in err and "click" not in err.split("(")[1]
-    assert "pip install 'gosling-agent[cli]'" in err
+    assert "(rich missing)" in err and "pip install 'gosling-agent[cli]'" in err
+
+
+def test_another_missing_module_is_not_blamed_on_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gosling.agent.cli import launch, main
+
+    def needs_other() -> None:
+        raise ModuleNotFoundError("No module named 'yaml'", name="yaml")
+
+    monkeypatch.setattr(main, "main", needs_other)
+    with pytest.raises(ModuleNotFoundError, match="yaml"):
+        launch.main()
