@@ -62,6 +62,11 @@ def bwrap_status() -> BwrapStatus:
         return BwrapStatus(
             None, "bubblewrap is not installed (install the `bubblewrap` package to get one)"
         )
+    return probe(bwrap)
+
+
+def probe(bwrap: str) -> BwrapStatus:
+    """Start a sandbox with `bwrap`, the strongest namespace variant first."""
     reason = ""
     for userns, no_nested in NAMESPACE_VARIANTS:
         try:

@@ -24,6 +24,7 @@ from gosling.agent.sandbox.choice import (
     sandbox_workspace,
     toolchain_in_tmp,
 )
+from gosling.agent.sandbox.probe import probe
 from gosling.prompts.locations import UserDirs
 
 WS = Path("/home/u/project")
@@ -257,3 +258,25 @@ def test_a_toolchain_under_tmp_stays_visible_but_tmp_itself_stays_private(
     args = argv(readable=tuple(found))
     assert pairs(args, "--ro-bind")[1:] == [str(venv.resolve()), str(tools.resolve())]
     assert args.index(str(venv.resolve())) < args.index(str(WS)), "before the workspace"
+
+
+def test_without_user_namespaces_root_still_gets_the_sandbox_without_one(
+    tmp_path: Path,
+) -> None:
+    """A container that forbids user namespaces: bwrap (run by root) refuses
+    `--unshare-user`, and the probe settles on the sandbox without it, /proc read-only."""
+    fake = tmp_path / "bwrap"
+    fake.write_text(
+        '#!/bin/sh\ncase "$*" in *--unshare-user*)\n'
+        "  echo 'bwrap: No permissions to create new namespace' >&2; exit 1;;\nesac\nexit 0\n"
+    )
+    fake.chmod(0o755)
+    status = probe(str(fake))
+    assert status.path == str(fake) and not status.user_namespace
+    choice = choose_sandbox("workspace-write", workspace=tmp_path, status=status, environ={})
+    assert choice.policy is not None
+    args = bwrap_argv(choice.policy, ["true"], cwd=tmp_path)
+    assert "--unshare-user" not in args and pairs(args, "--remount-ro") == ["/proc"]
+    fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    refused = probe(str(fake))
+    assert refused.path is None and "setting up uid map: Permission denied" in refused.problem
