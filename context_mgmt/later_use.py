@@ -131,15 +131,41 @@ class HiddenUseCount:
 
 
 def count_hidden_uses(
-    uses: Iterable[LaterUse], hidden_at: Mapping[int, Collection[str]]
+    uses: Iterable[LaterUse],
+    hidden_at: Mapping[int, Collection[str]],
+    kept_at: Mapping[int, Mapping[str, Collection[str]]] | None = None,
 ) -> HiddenUseCount:
     """Count the uses whose output was hidden when it was used. `hidden_at` maps the index
     of each assistant message (the reply of one model call) to the ids of the tool calls
     whose output that call's view did not show whole; calls missing from it hid nothing. A
-    message using several tokens of one output counts once."""
-    pairs = sorted({(u.tool_call_id, u.message_index) for u in uses}, key=lambda p: (p[1], p[0]))
-    hidden = tuple(p for p in pairs if p[0] in hidden_at.get(p[1], ()))
+    message using several tokens of one output counts once. `kept_at` (same keys) gives the
+    distinctive tokens each hidden output's stand-in still showed (a placeholder's keys): a
+    use whose every token was still shown did not need the hidden output."""
+    used: dict[tuple[str, int], set[str]] = {}
+    for use in uses:
+        used.setdefault((use.tool_call_id, use.message_index), set()).add(use.token)
+    pairs = sorted(used, key=lambda p: (p[1], p[0]))
+    kept_at = kept_at or {}
+
+    def hidden_use(pair: tuple[str, int]) -> bool:
+        if pair[0] not in hidden_at.get(pair[1], ()):
+            return False
+        shown = kept_at.get(pair[1], {}).get(pair[0], ())
+        return not used[pair] <= set(shown)
+
+    hidden = tuple(p for p in pairs if hidden_use(p))
     return HiddenUseCount(uses=len(pairs), hidden=len(hidden), hidden_pairs=hidden)
+
+
+def kept_tokens(sent: Iterable[Message], hidden: Collection[str]) -> dict[str, frozenset[str]]:
+    """The distinctive tokens that the stand-ins of the `hidden` outputs (placeholders with
+    their keys, error heads) still show in the request `sent`."""
+    return {
+        part.id: frozenset(distinctive_tokens(part.text()))
+        for message in sent
+        for part in message.content
+        if isinstance(part, ToolResponse) and part.id in hidden
+    }
 
 
 def tool_outputs(messages: Iterable[Message]) -> dict[str, str]:

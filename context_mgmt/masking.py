@@ -39,6 +39,7 @@ from collections import OrderedDict
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from gosling.context_mgmt.placeholder_keys import placeholder_keys
 from gosling.context_mgmt.recall import describe_call, recall_hint
 from gosling.conversation import ImageContent, Message, TextContent, ToolRequest, ToolResponse
 
@@ -182,13 +183,17 @@ def placeholder(response: ToolResponse, request: ToolRequest | None) -> str:
     removed = ", ".join(size) or "no output"
     call = describe_call(request, response.id)
     recall = recall_hint(response.id)
+    keys = placeholder_keys(text, exclude=call)
+    holds = f"; it mentions {', '.join(keys)}" if keys else ""
     if not response.is_error:
-        return f"[output of {call} hidden to save context: {removed}; call {recall} to see it]"
+        return (
+            f"[output of {call} hidden to save context: {removed}{holds}; call {recall} to see it]"
+        )
     lines = text.splitlines()
     kept = [_clip_line(line) for line in lines[:ERROR_LINES_KEPT]]
     more = "; its first lines follow" if kept else ""
     note = (
-        f"[error output of {call} hidden to save context: {removed}{more}; "
+        f"[error output of {call} hidden to save context: {removed}{holds}{more}; "
         f"call {recall} to see all of it]"
     )
     return "\n".join([note, *kept])

@@ -64,6 +64,7 @@ from gosling.context_mgmt.later_use import (
     count_hidden_uses,
     find_later_uses,
     hidden_tool_outputs,
+    kept_tokens,
     tool_outputs,
 )
 from gosling.context_mgmt.request_segments import RequestSegmenter
@@ -215,6 +216,8 @@ class _StrategyRun:
         self.cache = CacheSimulator(cache)
         self.hidden_at: dict[int, frozenset[str]] = {}
         """Per recorded reply (by `id`): the tool outputs its call's view did not show whole."""
+        self.kept_at: dict[int, dict[str, frozenset[str]]] = {}
+        """Per recorded reply: the distinctive tokens those outputs' placeholders still showed."""
 
     def _called(
         self, system: str, messages: Sequence[Message], tokens: int, over: bool, reply: Message
@@ -224,7 +227,9 @@ class _StrategyRun:
         output = self.counter.count_message(reply)
         priced = self.cache.price(self.segmenter.request(system, messages, output_tokens=output))
         outputs = tool_outputs(self.session.messages)
-        self.hidden_at[id(reply)] = hidden_tool_outputs(messages, outputs)
+        hidden = hidden_tool_outputs(messages, outputs)
+        self.hidden_at[id(reply)] = hidden
+        self.kept_at[id(reply)] = kept_tokens(messages, hidden)
         self.calls.append(
             ReplayCall(
                 call=len(self.calls) + 1,
@@ -276,7 +281,12 @@ class _StrategyRun:
             for reply, hidden in self.hidden_at.items()
             if (index := index_of.get(reply)) is not None
         }
-        counted = count_hidden_uses(uses, hidden_at)
+        kept_at = {
+            index: kept
+            for reply, kept in self.kept_at.items()
+            if (index := index_of.get(reply)) is not None
+        }
+        counted = count_hidden_uses(uses, hidden_at, kept_at)
         return StrategyReplay(
             strategy=self.strategy,
             calls=tuple(self.calls),
