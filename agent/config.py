@@ -273,13 +273,16 @@ class ProjectConfig:
     trusted: bool
     ignored: tuple[str, ...] = ()
     """Keys the file sets that were ignored because it is untrusted."""
+    why_untrusted: str | None = None
+    """Why a folder the user trusted once is untrusted now (`TrustStore.why_untrusted`)."""
 
     def warning(self) -> str | None:
         """The one line to print when something was ignored."""
         if not self.ignored:
             return None
+        why = f" ({self.why_untrusted})" if self.why_untrusted else ""
         return (
-            f"ignored {', '.join(self.ignored)} from untrusted {self.path}; "
+            f"ignored {', '.join(self.ignored)} from untrusted {self.path}{why}; "
             f"to apply them run: gosling trust {shlex.quote(str(self.root))}"
         )
 
@@ -524,10 +527,13 @@ def _project_layer(
 
     data = read_config_file(path)
     root = path.parent.parent.resolve()
-    if trust_project or TrustStore(dirs.state / TRUST_FILE).is_trusted(root, project_files(root)):
+    store = TrustStore(dirs.state / TRUST_FILE)
+    files = project_files(root)
+    if trust_project or store.is_trusted(root, files):
         return data, ProjectConfig(path, root, trusted=True)
     base: dict[str, Any] = Settings().model_dump()
     for layer, _ in lower:
         base.update(layer)
     kept = filter_untrusted(data, base)
-    return kept.values, ProjectConfig(path, root, trusted=False, ignored=tuple(kept.ignored))
+    why = store.why_untrusted(root, files)
+    return kept.values, ProjectConfig(path, root, False, tuple(kept.ignored), why)

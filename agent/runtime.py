@@ -254,13 +254,11 @@ def _project_mcp_servers(
     if not path.is_file():
         return []
     store = TrustStore(dirs.state / TRUST_FILE)
-    if trust_project or store.is_trusted(root, project_files(root)):
+    files = project_files(root)
+    if trust_project or store.is_trusted(root, files):
         return load_mcp_json(path)
-    why = (
-        f"{path} changed since you trusted this folder"
-        if store.was_trusted(root)
-        else f"untrusted {path}"
-    )
+    reason = store.why_untrusted(root, files)
+    why = f"{path}: {reason}" if reason else f"untrusted {path}"
     warning = (
         f"ignored the MCP servers of {why}; to start them run: "
         f"gosling trust {shlex.quote(str(root))}"

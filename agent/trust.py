@@ -6,7 +6,15 @@ added later goes into `PROJECT_FILES`) count only once the user trusts the folde
 trust DIR`, the prompt of `gosling session`, or `--trust-project` for one run. Trust is
 stored per real (resolved) project path with the sha256 of each file's content, in `<state
 dir>/trust.json` (written atomically, mode 0600); a changed, added or removed file makes the
-folder untrusted again.
+folder untrusted again. The repository's files that those project files run by path
+(`scripts/server.py` in `.mcp.json`, a hook's `./hooks/check.sh`: `agent.trust_scripts`) are
+hashed with them, so a checkout that changes such a script untrusts the folder too.
+
+`trust_root(dir)` is the folder that trust and revoke name, from anywhere inside it (and
+through a symlink): the directory holding the nearest `.gosling/config.toml` up to the git
+root, else the git root, else the directory itself. `why_untrusted` says why a folder the
+user once trusted is not trusted now (a file that changed or was added, or a file gosling
+started counting after the trust was recorded, such as `.claude/settings.json`).
 """
 
 from __future__ import annotations
@@ -33,12 +41,35 @@ PROJECT_FILES: tuple[Path, ...] = (
 )
 """Project files (relative to the project root) that are acted on only when trusted."""
 TRUST_FILE = "trust.json"
-_VERSION = 1
+_VERSION = 2
+LEGACY_GATED: tuple[Path, ...] = (Path(".gosling") / "config.toml", PROJECT_MCP_FILE)
+"""What trust covered before entries recorded it (`.claude/settings.json` and the scripts
+run by path came later)."""
+
+
+def gated_files(project_dir: Path) -> list[Path]:
+    """The gated project files (`PROJECT_FILES`) that exist in `project_dir`."""
+    return [project_dir / rel for rel in PROJECT_FILES if (project_dir / rel).is_file()]
 
 
 def project_files(project_dir: Path) -> list[Path]:
-    """The gated files that exist in `project_dir`."""
-    return [project_dir / rel for rel in PROJECT_FILES if (project_dir / rel).is_file()]
+    """Everything trust covers in `project_dir`: the gated files that exist, and the files
+    of the repository their commands run by path."""
+    from gosling.agent.trust_scripts import scripts_run_by_path
+
+    gated = gated_files(project_dir)
+    return [*gated, *scripts_run_by_path(project_dir, gated)]
+
+
+def trust_root(directory: Path) -> Path:
+    """The project folder that `directory` (anywhere inside it) belongs to, resolved."""
+    start = directory.resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / ".gosling" / "config.toml").is_file():
+            return candidate
+        if (candidate / ".git").exists():
+            return candidate
+    return start
 
 
 def file_digest(path: Path) -> str | None:
@@ -113,6 +144,39 @@ class TrustStore:
         """Whether the user trusted `project_dir` once (its files may have changed since)."""
         return isinstance(self._load().get(_key(project_dir.resolve())), dict)
 
+    def why_untrusted(self, project_dir: Path, files: Iterable[Path]) -> str | None:
+        """Why `project_dir`, trusted once, is not trusted with `files` now; None when it is
+        trusted or never was."""
+        root = project_dir.resolve()
+        entry = self._load().get(_key(root))
+        if not isinstance(entry, dict) or not isinstance(entry.get("files"), dict):
+            return None
+        recorded: dict[str, Any] = entry["files"]
+        gated = entry.get("gated")
+        counted = {str(p) for p in (gated if isinstance(gated, list) else LEGACY_GATED)}
+        scripts_counted = isinstance(gated, list)
+        gated_now = {str(p) for p in PROJECT_FILES}
+        reasons = []
+        for path in files:
+            rel = _relative(root, path)
+            digest = file_digest(path)
+            if rel in recorded:
+                if recorded[rel] != digest:
+                    reasons.append(f"{rel} changed since you trusted the folder")
+            elif rel in gated_now and rel not in counted:
+                reasons.append(
+                    f"you trusted the folder before gosling counted {rel} (it can run "
+                    "commands); review it"
+                )
+            elif rel not in gated_now and not scripts_counted:
+                reasons.append(
+                    f"you trusted the folder before gosling hashed {rel}, which a trusted "
+                    "command runs; review it"
+                )
+            else:
+                reasons.append(f"{rel} was added since you trusted the folder")
+        return "; ".join(reasons) or None
+
     def trust(self, project_dir: Path, files: Iterable[Path]) -> TrustedProject:
         """Record the current content of `files` as trusted for `project_dir`."""
         root = project_dir.resolve()
@@ -124,18 +188,33 @@ class TrustStore:
             digests[_relative(root, path)] = digest
         projects = self._load()
         entry = TrustedProject(_key(root), digests, time.time())
-        projects[entry.path] = {"files": digests, "trusted_at": entry.trusted_at}
+        projects[entry.path] = {
+            "files": digests,
+            "trusted_at": entry.trusted_at,
+            "gated": [str(p) for p in PROJECT_FILES],
+        }
         self._save(projects)
         return entry
 
-    def revoke(self, project_dir: Path) -> bool:
-        """Forget the trust of `project_dir`; False when it was not trusted."""
+    def trusted_folder(self, directory: Path) -> Path | None:
+        """The trusted folder `directory` is in (itself or its nearest trusted parent)."""
         projects = self._load()
-        removed = projects.pop(_key(project_dir), None)
-        if removed is None:
-            return False
+        start = directory.resolve()
+        for candidate in (start, *start.parents):
+            if isinstance(projects.get(_key(candidate)), dict):
+                return candidate
+        return None
+
+    def revoke(self, project_dir: Path) -> Path | None:
+        """Forget the trust of the folder `project_dir` is in (`trusted_folder`); the folder
+        whose trust was forgotten, or None when none was trusted."""
+        folder = self.trusted_folder(project_dir)
+        if folder is None:
+            return None
+        projects = self._load()
+        projects.pop(_key(folder), None)
         self._save(projects)
-        return True
+        return folder
 
     def entries(self) -> list[TrustedProject]:
         found = []

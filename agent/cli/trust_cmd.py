@@ -21,14 +21,16 @@ if TYPE_CHECKING:
     "--revoke",
     "revoke",
     is_flag=True,
-    help="Forget the trust of DIRECTORY (its project config is untrusted again).",
+    help="Forget the trust of the folder DIRECTORY is in (default: the current one).",
 )
 def trust_command(directory: Path | None, list_: bool, revoke: bool) -> None:
-    """Trust the project config (.gosling/config.toml) of DIRECTORY (default: the current
-    one): its provider, base URL, extensions, mode and allow rules apply from now on, until
-    the file changes. Without trust only context and hint settings and stricter safety
-    settings apply."""
-    from gosling.agent.trust import TrustStore
+    """Trust the project files of the folder DIRECTORY is in (default: the current one):
+    .gosling/config.toml (provider, base URL, extensions, hooks, mode, allow rules),
+    .mcp.json and .claude/settings.json apply from now on, until one of them, or a file of
+    the repository their commands run, changes. First shows every command, URL and hook it
+    would run, and which of your secrets each would receive. Without trust only context and
+    hint settings and stricter safety settings apply."""
+    from gosling.agent.trust import TrustStore, trust_root
 
     store = TrustStore.default()
     if list_:
@@ -42,54 +44,39 @@ def trust_command(directory: Path | None, list_: bool, revoke: bool) -> None:
             click.echo(f"{entry.path}  (trusted {when}: {', '.join(sorted(entry.files))})")
         return
     target = (directory or Path.cwd()).resolve()
-    if revoke:
-        if directory is None:
-            raise click.UsageError("give the folder to revoke: gosling trust --revoke DIR")
-        if store.revoke(target):
-            click.echo(f"{target} is no longer trusted")
-        else:
-            click.echo(f"{target} was not trusted")
-        return
-    _trust(store, target)
-
-
-def _trust(store: TrustStore, target: Path) -> None:
-    from gosling.agent.config import ConfigError, find_project_config, read_config_file
-    from gosling.agent.sandbox.choice import project_root
-    from gosling.agent.tools.extension_config import ExtensionConfigError
-    from gosling.agent.tools.mcp_json import load_mcp_json
-    from gosling.agent.trust import PROJECT_MCP_FILE, file_digest, project_files
-    from gosling.agent.untrusted_config import describe_values
-
     if not target.is_dir():
         raise click.ClickException(f"{target} is not a directory")
-    config = find_project_config(target)
-    root = config.parent.parent.resolve() if config else project_root(target.resolve())
-    mcp = root / PROJECT_MCP_FILE
-    if config is None and not mcp.is_file():
+    if revoke:
+        folder = store.revoke(target)
+        if folder is not None:
+            click.echo(f"{folder} is no longer trusted; its project files no longer apply")
+        else:
+            click.echo(f"{trust_root(target)} was not trusted (nor any folder it is in)")
+        return
+    _trust(store, trust_root(target))
+
+
+def _trust(store: TrustStore, root: Path) -> None:
+    from gosling.agent.trust import file_digest, gated_files, project_files
+
+    gated = gated_files(root)
+    if not gated:
         raise click.ClickException(
-            f"no .gosling/config.toml in {target} or its parents up to the git root, and no "
-            f"{mcp}; nothing to trust"
+            f"{root} has no .gosling/config.toml, .mcp.json or .claude/settings.json; "
+            "nothing to trust"
         )
-    shown = [file_digest(path) for path in (config, mcp) if path is not None and path.is_file()]
-    if config is not None:
-        try:
-            data = read_config_file(config)
-        except ConfigError as exc:
-            raise click.ClickException(f"{exc}; fix it before trusting the folder") from exc
-        click.echo(f"{config} sets:")
-        for line in describe_values(data) or ["(nothing)"]:
-            click.echo(f"  {line}")
-    if mcp.is_file():
-        try:
-            servers = load_mcp_json(mcp, environ={})
-        except ExtensionConfigError as exc:
-            raise click.ClickException(f"{exc}; fix it before trusting the folder") from exc
-        click.echo(f"{mcp} starts these MCP servers:")
-        for server in servers or []:
-            click.echo(f"  {server.name}: {server.describe()}")
-    entry = store.trust(root, project_files(root))
-    if any(digest not in entry.files.values() for digest in shown):
+    files = project_files(root)
+    shown = {path: file_digest(path) for path in files}
+    from gosling.agent.trust_display import trust_lines
+
+    try:
+        lines = trust_lines(root)
+    except ValueError as exc:
+        raise click.ClickException(f"{exc}; fix it before trusting the folder") from exc
+    for line in lines:
+        click.echo(line)
+    entry = store.trust(root, files)
+    if any(digest not in entry.files.values() for digest in shown.values()):
         store.revoke(root)  # changed between showing and recording it
         raise click.ClickException("a project file changed while it was shown; run this again")
     click.echo(f"trusted {root}; its project files apply until they change")

@@ -42,8 +42,10 @@ def collect_hooks(
         if in_project:
             path = root / path
             if not (trust_project or _trusted(root)):
+                reason = _why_untrusted(root)
+                why = f" ({reason})" if reason else ""
                 problems.append(
-                    f"ignored the hooks of untrusted {path}; to run them: "
+                    f"ignored the hooks of untrusted {path}{why}; to run them: "
                     f"gosling trust {shlex.quote(str(root))}"
                 )
                 continue
@@ -66,6 +68,12 @@ def _project_root(loaded: LoadedSettings, working_dir: Path) -> Path:
     from gosling.agent.sandbox.choice import project_root
 
     return project_root(working_dir.resolve())
+
+
+def _why_untrusted(root: Path) -> str | None:
+    from gosling.agent.trust import TrustStore, project_files
+
+    return TrustStore.default().why_untrusted(root, project_files(root))
 
 
 def _trusted(root: Path) -> bool:

@@ -20,7 +20,8 @@ from typing import Any
 
 from gosling.agent.tools.extension_config import ExtensionConfig, ExtensionConfigError
 
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+"""`${VAR}` or `${VAR:-default}` in a string of the file."""
 _HTTP_TYPES = {"http", "streamable-http", "streamable_http"}
 
 
@@ -31,9 +32,11 @@ def _expand(value: str, environ: Mapping[str, str], where: str) -> str:
             return environ[name]
         if default is not None:
             return default
+        if isinstance(environ, _UnsetIsEmpty):
+            return ""
         raise ExtensionConfigError(f"{where}: ${{{name}}} is not set in the environment")
 
-    return _VARIABLE.sub(replace, value)
+    return VARIABLE.sub(replace, value)
 
 
 def _strings(value: Any, where: str) -> list[str]:
@@ -81,6 +84,16 @@ def _server(name: str, spec: Any, path: Path, environ: Mapping[str, str]) -> Ext
         args=tuple(_expand(a, environ, where) for a in args),
         env={k: _expand(v, environ, where) for k, v in env.items()},
     )
+
+
+class _UnsetIsEmpty(dict[str, str]):
+    """An environment in which a variable that is not set expands to nothing."""
+
+
+def check_mcp_json(path: Path) -> list[ExtensionConfig]:
+    """The servers `path` declares, for checking the file (`gosling trust`): a `${VAR}` not
+    set now is no error (it may be set when gosling runs)."""
+    return load_mcp_json(path, _UnsetIsEmpty(os.environ))
 
 
 def load_mcp_json(path: Path, environ: Mapping[str, str] | None = None) -> list[ExtensionConfig]:

@@ -29,13 +29,22 @@ def untrusted_project(working_dir: Path | None, flags: Mapping[str, Any]) -> Pro
 
 def trust_question(project: ProjectConfig) -> list[str]:
     """What to show above the y/N question."""
+    from gosling.agent.trust_display import NOT_SHOWN, trust_lines
+
     try:
         data = read_config_file(project.path)
     except ConfigError:
         data = {}
+    keys = [key for key in project.ignored if key.split(".")[0] not in NOT_SHOWN]
+    try:
+        runs = trust_lines(project.root, settings=False)  # servers, hooks, their scripts
+    except ValueError:
+        runs = []
     return [
         f"{project.path} is not trusted. Trusting {project.root} would also apply:",
-        *(f"  {line}" for line in describe_values(data, project.ignored)),
+        *([f"  ({project.why_untrusted})"] if project.why_untrusted else []),
+        *(f"  {line}" for line in describe_values(data, keys)),
+        *runs,
     ]
 
 
