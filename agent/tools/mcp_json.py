@@ -5,7 +5,8 @@
                     "docs": {"type": "http", "url": "https://...", "headers": {...}}}}
 
 `type` may be `stdio` (the default when a command is given), `http` or `streamable-http`;
-`${VAR}` and `${VAR:-default}` in strings expand from the environment, as in Claude Code.
+`${VAR}` and `${VAR:-default}` in strings expand from the environment, as in Claude Code
+(`check_mcp_json` checks a file with the variables that are not set now left empty).
 SSE-only servers are refused with a message, since gosling speaks streamable HTTP.
 """
 

@@ -139,3 +139,58 @@ def test_load_settings_applies_a_trusted_file_whole(project: Path) -> None:
     trusted = load_settings(project, environ={})
     assert trusted.settings.base_url == "http://x" and trusted.project is not None
     assert trusted.project.warning() is None
+
+
+def test_scripts_the_project_files_run_by_path_are_covered(project: Path) -> None:
+    import json
+
+    (project / "bin").mkdir()
+    for name in ("serve.py", "check.sh", "outside-args.txt"):
+        (project / "bin" / name).write_text("#!/bin/sh\n")
+    (project / "tool.py").write_text("")
+    (project / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "a": {"command": "python", "args": ["bin/serve.py", "-m", "pkg.mod"]},
+                    "b": {"command": "./tool.py"},
+                    "c": {"command": "python", "args": ["/etc/passwd", "../x.py", "missing.py"]},
+                }
+            }
+        )
+    )
+    (project / ".gosling" / "config.toml").write_text(
+        '[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = "\\"$CLAUDE_PROJECT_DIR\\"/bin/check.sh"\n'
+    )
+    covered = [str(p.relative_to(project)) for p in project_files(project)]
+    assert covered == [
+        ".gosling/config.toml",
+        ".mcp.json",
+        "bin/check.sh",
+        "bin/serve.py",
+        "tool.py",
+    ]
+
+
+def test_why_a_folder_trusted_once_is_untrusted_now(project: Path, tmp_path: Path) -> None:
+    store = TrustStore(tmp_path / "state" / "trust.json")
+    assert store.why_untrusted(project, project_files(project)) is None  # never trusted
+    store.trust(project, project_files(project))
+    assert store.why_untrusted(project, project_files(project)) is None
+    (project / ".gosling" / "config.toml").write_text('provider = "anthropic"\n')
+    (project / ".mcp.json").write_text('{"mcpServers": {}}')
+    why = store.why_untrusted(project, project_files(project))
+    assert why == (
+        ".gosling/config.toml changed since you trusted the folder; "
+        ".mcp.json was added since you trusted the folder"
+    )
+
+
+def test_revoke_forgets_the_trusted_folder_a_directory_is_in(project: Path, tmp_path: Path) -> None:
+    store = TrustStore(tmp_path / "state" / "trust.json")
+    store.trust(project, project_files(project))
+    deep = project / "src" / "pkg"
+    deep.mkdir(parents=True)
+    assert store.revoke(deep) == project.resolve()
+    assert store.revoke(deep) is None
+    assert store.entries() == []
