@@ -246,7 +246,7 @@ def test_a_project_mcp_json_starts_its_servers_only_once_the_folder_is_trusted(
 
     trusted = gosling(["trust", str(repo)], repo)
     assert trusted.returncode == 0, trusted.stderr
-    assert "time: " in trusted.stdout  # the servers were shown before trusting
+    assert "time (stdio): " in trusted.stdout  # the servers were shown before trusting
 
     server.add(Turn(text="now with tools"))
     after = gosling(run_args(server, "openai", "--sandbox", "off", "time?"), repo)

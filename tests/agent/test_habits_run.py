@@ -337,4 +337,4 @@ def test_small_exits_and_messages(repo: Path, server: FakeLLMServer) -> None:
     server.add(Turn(text="ok"))
     warned = gosling(run_args(server, "anthropic", "x"), repo)
     assert warned.returncode == 0, warned.stderr
-    assert f"{repo / '.mcp.json'} changed since you trusted this folder" in warned.stderr
+    assert f"{repo / '.mcp.json'}: .mcp.json changed since you trusted the folder" in warned.stderr
