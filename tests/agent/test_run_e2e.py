@@ -141,7 +141,9 @@ def test_overflow_is_recovered(provider: str, repo: Path, server: FakeLLMServer)
         Turn(text=SUMMARY_TEXT),
         Turn(text="Recovered."),
     )
-    result = gosling(run_args(server, provider, "-t", "hi"), repo)
+    # A history longer than the summary: a summary larger than what it replaces is refused.
+    prompt = "hi; " + "keep the greeting short and the tests green. " * 20
+    result = gosling(run_args(server, provider, "-t", prompt), repo)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "Recovered."
     assert "did not fit" in result.stderr
