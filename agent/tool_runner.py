@@ -72,6 +72,8 @@ class ToolRunner:
             if refusal is None:
                 allowed.append(request)
             else:
+                if outcome.context and request is not asked:  # say what was refused
+                    refusal = f"{refusal}\n\n[hook] {outcome.context}"
                 self.responses[request.id] = _error(request.id, refusal)
                 yield ToolResult(request.id, request.name, refusal, True)
 

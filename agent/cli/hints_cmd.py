@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
+    from gosling.agent.agent import Agent
     from gosling.hints import HintReport
 
 
@@ -53,6 +54,24 @@ def hints_command(directory: Path | None, content: bool, as_json: bool) -> None:
         click.echo(format_skipped(skipped, names))
     if content:
         click.echo("\n" + (report.text or "(no hint text)"))
+
+
+def report_for_agent(agent: Agent) -> HintReport:
+    """The hint report of a running agent (the `/hints` command of a terminal session and of
+    an editor's): its own names and global files, imports capped by its model's window."""
+    from gosling.agent.system_prompt import hint_import_budget
+    from gosling.agent.user_inputs import user_hint_dirs
+    from gosling.hints import collect_hints
+
+    dirs = user_hint_dirs()
+    return collect_hints(
+        agent.working_dir,
+        agent.config.context_file_names,
+        global_dir=dirs.global_dir,
+        home_dir=dirs.home_dir,
+        global_filenames=agent.global_hint_files,
+        import_budget_bytes=hint_import_budget(agent.provider.model_config.context_limit),
+    )
 
 
 def format_report(report: HintReport) -> str:

@@ -31,7 +31,7 @@ STOP_LIMIT = "Stop hooks kept this turn going {count} times; stopping it here."
 POST_TOOL_FEEDBACK = "A PostToolUse hook says: {reason}"
 
 
-INPUT_UPDATED = "A PreToolUse hook changed this call before it ran; it ran as {name} {arguments}"
+INPUT_UPDATED = "A PreToolUse hook changed this call to {name} {arguments}"
 
 
 def input_update_note(name: str, arguments: Mapping[str, Any]) -> str:

@@ -270,6 +270,11 @@ async def test_editor_buffers_are_read_and_written_through_the_editor(
             new = await conn.new_session(cwd=str(repo), mcp_servers=[])
             done = await conn.prompt(session_id=new.session_id, prompt=text("edit it"))
             assert done.stop_reason == "end_turn"
+            # `/hints` answers in the editor without a model call.
+            (repo / "AGENTS.md").write_text("Use tabs.\n")
+            hints = await conn.prompt(session_id=new.session_id, prompt=text("/hints"))
+            assert hints.stop_reason == "end_turn"
+            assert str(repo / "AGENTS.md") in client.agent_text(new.session_id)
         viewed = json.dumps(server.model_requests()[1].body)
         assert "hello unsaved world" in viewed
         assert client.writes == [(path, "hello edited world\n")]

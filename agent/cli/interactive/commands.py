@@ -181,22 +181,10 @@ async def _context(app: CommandHost, argument: str) -> bool:
 
 
 async def _hints(app: CommandHost, argument: str) -> bool:
-    from gosling.agent.cli.hints_cmd import format_report
-    from gosling.agent.system_prompt import hint_import_budget
-    from gosling.agent.user_inputs import user_hint_dirs
-    from gosling.hints import collect_hints
+    from gosling.agent.cli.hints_cmd import format_report, report_for_agent
 
-    agent = app.agent
     try:
-        dirs = user_hint_dirs()
-        report = collect_hints(
-            agent.working_dir,
-            agent.config.context_file_names,
-            global_dir=dirs.global_dir,
-            home_dir=dirs.home_dir,
-            global_filenames=agent.global_hint_files,
-            import_budget_bytes=hint_import_budget(agent.provider.model_config.context_limit),
-        )
+        report = report_for_agent(app.agent)
     except (OSError, ValueError) as exc:
         app.renderer.error(f"cannot read hint files: {exc}")
         return True

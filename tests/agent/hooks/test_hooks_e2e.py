@@ -158,7 +158,7 @@ def test_updated_input_changes_what_runs_and_the_model_is_told(
     assert (repo / "reviewed.txt").read_text() == "reviewed\n"
     assert not (repo / "draft.txt").exists()
     second = json.dumps(server.model_requests()[1].body)
-    assert "A PreToolUse hook changed this call before it ran" in second
+    assert "A PreToolUse hook changed this call to" in second
     assert "touch rewritten.txt" in second
 
 
@@ -177,6 +177,7 @@ def test_updated_input_is_judged_by_the_deny_rules_as_it_will_run(
     assert (repo / "build").is_dir()
     second = json.dumps(server.model_requests()[1].body)
     assert "Permission denied" in second
+    assert "rm -rf build" in second  # the model learns what was refused: the rewritten call
 
 
 def test_additional_context_reaches_the_model(
