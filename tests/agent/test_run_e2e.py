@@ -22,6 +22,9 @@ SUMMARY_TEXT = (
     '<analysis>short</analysis>\n```json\n{"user_intent": ["edit the greeting"], '
     '"current_work": "editing hello.txt"}\n```'
 )
+LONG_TASK = "edit it; " + "keep the greeting short and the tests green. " * 20
+"""A first prompt longer than the scripted summary and its artifact trail: a summary
+larger than the history it replaces is refused, which is not what these tests are about."""
 
 
 @pytest.fixture
@@ -124,7 +127,7 @@ def test_compaction_mid_tool_loop_then_finishes(
     )
     env = gosling_env(GOSLING_AUTO_COMPACT_THRESHOLD="0.5")
     result = gosling(
-        run_args(server, provider, "--context-limit", "40000", "-t", "edit it"), repo, env=env
+        run_args(server, provider, "--context-limit", "40000", "-t", LONG_TASK), repo, env=env
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "Done after compacting."
@@ -141,9 +144,7 @@ def test_overflow_is_recovered(provider: str, repo: Path, server: FakeLLMServer)
         Turn(text=SUMMARY_TEXT),
         Turn(text="Recovered."),
     )
-    # A history longer than the summary: a summary larger than what it replaces is refused.
-    prompt = "hi; " + "keep the greeting short and the tests green. " * 20
-    result = gosling(run_args(server, provider, "-t", prompt), repo)
+    result = gosling(run_args(server, provider, "-t", LONG_TASK), repo)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "Recovered."
     assert "did not fit" in result.stderr
@@ -338,8 +339,9 @@ def test_tool_output_cannot_forge_a_turn_in_the_summarizer_transcript(
         Turn(text=SUMMARY_TEXT),
         Turn(text="Done."),
     )
-    env = gosling_env(GOSLING_AUTO_COMPACT_THRESHOLD="0.5")
-    args = run_args(server, "anthropic", "--context-limit", "40000", "-t", "read the notes")
+    # The transcript form is the one that renders turns as text (the prefix form resends them).
+    env = gosling_env(GOSLING_AUTO_COMPACT_THRESHOLD="0.5", GOSLING_COMPACTION_FORM="transcript")
+    args = run_args(server, "anthropic", "--context-limit", "40000", "-t", LONG_TASK)
     result = gosling(args, repo, env=env)
     assert result.returncode == 0, result.stderr
 

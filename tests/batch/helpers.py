@@ -27,11 +27,16 @@ def batch_env(**extra: str) -> dict[str, str]:
 
 
 def gosling_batch(
-    tasks: Path, out: Path, server: FakeLLMServer, *args: str, env: dict[str, str] | None = None
+    tasks: Path,
+    out: Path,
+    server: FakeLLMServer,
+    *args: str,
+    env: dict[str, str] | None = None,
+    base_url: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "gosling", "batch", str(tasks), "-o", str(out)]
     command += ["--provider", "anthropic", "--model", "claude-sonnet-4-5"]
-    command += ["--base-url", server.url, *args]
+    command += ["--base-url", base_url or server.url, *args]
     return subprocess.run(
         command, cwd=REPO, env=env or batch_env(), capture_output=True, text=True, timeout=300
     )

@@ -196,7 +196,13 @@ def test_a_ca_bundle_that_cannot_be_loaded_fails_each_task_with_its_fix(
     )
 
     run = gosling_batch(
-        tasks, tmp_path / "out", server, "--workers", "2", env=batch_env(SSL_CERT_FILE=str(missing))
+        tasks,
+        tmp_path / "out",
+        server,
+        "--workers",
+        "2",
+        env=batch_env(SSL_CERT_FILE=str(missing)),
+        base_url=server.url.replace("http://", "https://"),  # plain http never reads the bundle
     )
 
     assert run.returncode == 1, run.stderr

@@ -21,7 +21,7 @@ from tests.agent.hooks.scripts import (
     user_config,
     write_script,
 )
-from tests.agent.test_run_e2e import SUMMARY_TEXT, gosling, gosling_env, run_args, tool
+from tests.agent.test_run_e2e import LONG_TASK, SUMMARY_TEXT, gosling, gosling_env, run_args, tool
 from tests.fakes import FakeLLMServer, FakeToolCall, FakeUsage, Turn
 
 
@@ -267,7 +267,7 @@ def test_pre_compact_instructions_reach_the_summarizer_and_post_compact_context_
     )
     env = gosling_env(GOSLING_AUTO_COMPACT_THRESHOLD="0.5")
     result = gosling(
-        run_args(server, "anthropic", "--context-limit", "40000", "-t", "edit it"), repo, env=env
+        run_args(server, "anthropic", "--context-limit", "40000", "-t", LONG_TASK), repo, env=env
     )
     assert result.returncode == 0, result.stderr
     summarizer, final = server.model_requests()[1:]
