@@ -118,13 +118,18 @@ def run_lines(lines: list[str], root: Path, *, workers: int | None = None) -> li
     )
     (source / "env.json").write_text(json.dumps(env))
     count = str(workers or max(2, (os.cpu_count() or 2) * 2))
-    subprocess.run(
-        [*_sandbox(source, out), sys.executable, "/tmp/in/driver.py", "/tmp/in", "/tmp/out", count],
-        check=True,
+    # The driver needs only the standard library: run it with the base interpreter, which a
+    # checkout under /tmp does not hide (the sandbox's /tmp is empty; the venv may be there).
+    python = getattr(sys, "_base_executable", sys.executable)
+    driver = subprocess.run(
+        [*_sandbox(source, out), python, "/tmp/in/driver.py", "/tmp/in", "/tmp/out", count],
         stdin=subprocess.DEVNULL,
         capture_output=True,
+        text=True,
         timeout=3600,
     )
+    if driver.returncode != 0:
+        raise RuntimeError(f"the oracle's driver failed ({driver.returncode}): {driver.stderr}")
     raw = json.loads((out / "results.json").read_text())
     return [
         Outcome(tuple(tuple(call) for call in item["execs"]), tuple(item["changed"]))
