@@ -4,7 +4,11 @@ compaction in async and sync forms (inside a running loop too), and FunctionProv
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +27,7 @@ from gosling import (
 from gosling.context_mgmt.tokens import default_counter
 from tests.context_mgmt.builders import STRUCTURED_REPLY, calls, results
 
+REPO = Path(__file__).resolve().parents[2]
 BIG_OUTPUT = "line of build output that nobody needs any more\n" * 40
 
 
@@ -189,3 +194,23 @@ def test_library_loggers_are_named_under_gosling() -> None:
     for name in ("gosling.hints.imports", "gosling.context_mgmt.summarize"):
         logger = importlib.import_module(name).logger
         assert isinstance(logger, logging.Logger) and logger.name.startswith("gosling.")
+
+
+def test_library_warnings_stay_off_an_unconfigured_applications_stderr(tmp_path: Path) -> None:
+    """An application that never configured logging sees nothing from gosling on stderr
+    (no last-resort handler output); one that did configure it gets the warning."""
+    (tmp_path / "AGENTS.md").write_text("x" * 3_000_000)  # over the hint budget: skipped
+    program = "import gosling, sys; sys.stdout.write(repr(gosling.load_hints(sys.argv[1])))"
+    for configure, shown in (("", False), ("import logging; logging.basicConfig(); ", True)):
+        result = subprocess.run(
+            [sys.executable, "-c", configure + program, str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == "''"
+        assert ("hint file" in result.stderr and "skipped" in result.stderr) is shown
+        if not shown:
+            assert result.stderr == ""
