@@ -163,6 +163,11 @@ class Settings(BaseModel):
     sent, with the instruction last (the provider's prompt cache serves almost all of it);
     transcript: the history as text in a new system prompt (works with any provider, every
     token a cache miss); auto: prefix when the provider caches prompts."""
+    compaction_reread_files: int = Field(default=5, ge=0)
+    """After a compaction, this many of the files the session touched last are read again
+    from disk and sent after the summary (0: none)."""
+    compaction_reread_tokens: int = Field(default=20_000, ge=0)
+    """...within this many tokens in all (never more than a tenth of the window)."""
     compaction_timeout_floor: float = Field(default=DEFAULT_FLOOR, gt=0)
     """Seconds a compaction's summary call may always take, however small its input."""
     compaction_timeout_cap: float = Field(default=DEFAULT_CAP, gt=0)

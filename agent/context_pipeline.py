@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gosling.agent.events import (
@@ -63,6 +64,7 @@ from gosling.providers import ContextLengthExceeded, Provider, ToolSpec, Usage
 from gosling.sessions.records import UsageKind, UsageRecord
 
 if TYPE_CHECKING:
+    from gosling.agent.after_compaction import Restored
     from gosling.agent.config import Settings
     from gosling.agent.session import AgentSession
 
@@ -398,15 +400,21 @@ class ContextPipeline:
         session.commit(
             append=result.appended, metadata=flips, usage=[usage], context_tokens=retained
         )
-        self.size.set(retained, "retained", result.messages)
+        restored = self._restore(session)
+        if restored.message is not None:
+            retained += restored.tokens
+            session.commit(append=[restored.message], context_tokens=retained)
+        self.size.set(retained, "retained", session.messages)
         self.trimmer.restart()
         limit = self.provider.model_config.context_limit
         threshold = self.settings.auto_compact_threshold
         self._standing_down = needs_compaction(retained, limit, threshold)
         for message in result.appended:
             yield MessageAdded(message)
+        if restored.message is not None:
+            yield MessageAdded(restored.message)
         receipt = result.receipt
-        _store_receipt(session, trigger, before, retained, receipt)
+        _store_receipt(session, trigger, before, retained, receipt, restored)
         yield CompactionFinished(
             trigger,
             before,
@@ -416,6 +424,7 @@ class ContextPipeline:
             receipt_line=receipt.line(),
             form=result.summary.form,
             summary_usage=_usage_figures(result.usage),
+            restored=restored.to_json(),
         )
         if session.hooks is not None:
             from gosling.agent.hooks.steps import compaction_context
@@ -433,6 +442,23 @@ class ContextPipeline:
                 )
             )
 
+    def _restore(self, session: AgentSession) -> Restored:
+        """The hints and files that come back after a compaction (`agent.after_compaction`)."""
+        from gosling.agent.after_compaction import restore_after_compaction
+        from gosling.agent.sandbox.choice import credential_locations
+
+        hidden = credential_locations(Path.home(), [Path(p) for p in self.settings.sandbox_hide])
+        return restore_after_compaction(
+            session.messages,
+            session.working_dir,
+            session.hints,
+            self.counter,
+            max_files=self.settings.compaction_reread_files,
+            max_tokens=self.settings.compaction_reread_tokens,
+            context_limit=self.provider.model_config.context_limit,
+            hidden=hidden,
+        )
+
 
 def _usage_figures(usage: Usage) -> dict[str, Any]:
     sent = usage.input_tokens or 0
@@ -446,11 +472,18 @@ def _usage_figures(usage: Usage) -> dict[str, Any]:
 
 
 def _store_receipt(
-    session: AgentSession, trigger: str, before: int, after: int, receipt: CompactionReceipt
+    session: AgentSession,
+    trigger: str,
+    before: int,
+    after: int,
+    receipt: CompactionReceipt,
+    restored: Restored,
 ) -> None:
     """Keep the receipt with the session (`gosling sessions show`, `/context`)."""
     stored = session.extension_data.get(RECEIPTS_KEY)
     receipts = list(stored) if isinstance(stored, list) else []
-    entry = {"trigger": trigger, "tokens_before": before, "tokens_after": after}
+    entry: dict[str, Any] = {"trigger": trigger, "tokens_before": before, "tokens_after": after}
+    if restored.message is not None:
+        entry["restored"] = restored.to_json()
     receipts.append({**entry, **receipt.to_json()})
     session.set_extension_data(RECEIPTS_KEY, receipts[-MAX_STORED_RECEIPTS:])

@@ -128,6 +128,9 @@ class CompactionFinished(Event):
     summary_usage: dict[str, Any] | None = None
     """The summary calls' tokens: input, output, cache read and written, and `cache_share`
     (the part of the input the provider's cache served)."""
+    restored: dict[str, Any] | None = None
+    """What came back from disk after the summary (`agent.after_compaction`): the files
+    re-read with their tokens, the directories whose hints were sent again, the total."""
 
 
 @dataclass(frozen=True)

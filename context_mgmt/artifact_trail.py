@@ -155,6 +155,9 @@ class ArtifactTrail:
     folded_commands: int = 0
     folded_failed_commands: int = 0
     folded_errors: int = 0
+    recent_files: tuple[str, ...] = ()
+    """Every path of `files` (folded ones too), most recently touched first: what a
+    compaction re-reads from disk (`agent.after_compaction`)."""
 
     def is_empty(self) -> bool:
         return not (self.files or self.commands or self.errors or self.tests_fixed)
@@ -226,6 +229,7 @@ def build_trail(messages: Iterable[Message]) -> ArtifactTrail:
     commands: list[CommandRun] = []
     errors: dict[str, None] = {}
     test_runs: dict[str, list[tuple[bool, tuple[str, ...]]]] = {}
+    recent: dict[str, None] = {}
     for message in messages:
         for part in message.content:
             if isinstance(part, ToolRequest):
@@ -235,13 +239,17 @@ def build_trail(messages: Iterable[Message]) -> ArtifactTrail:
                 if request is None:
                     continue
                 output = _text(part)
-                _record(request, part.is_error, output, files, commands, errors, test_runs)
+                path = _record(request, part.is_error, output, files, commands, errors, test_runs)
+                if path is not None:
+                    recent.pop(path, None)
+                    recent[path] = None
     fixes = [fix for key, runs in test_runs.items() if (fix := _test_fix(key, runs)) is not None]
     return ArtifactTrail(
         files=tuple(files.values()),
         commands=tuple(commands),
         errors=tuple(errors),
         tests_fixed=tuple(fixes),
+        recent_files=tuple(reversed(recent)),
     )
 
 
@@ -253,7 +261,8 @@ def _record(
     commands: list[CommandRun],
     errors: dict[str, None],
     test_runs: dict[str, list[tuple[bool, tuple[str, ...]]]],
-) -> None:
+) -> str | None:
+    """Record one answered call; the path of the file it touched, if any."""
     args = request.arguments
     kind = _file_kind(request)
     if kind is not None:
@@ -262,15 +271,15 @@ def _record(
             _add_error(errors, output)
         elif path is not None:
             files[path] = _touched(files.get(path, FileTouch(path)), kind, args, output)
-        return
+            return path
+        return None
     command = args.get("command")
     if not isinstance(command, str) or not command.strip():
         if is_error:
             _add_error(errors, output)
-        return
+        return None
     exit_code = _exit_code(output, is_error)
-    if exit_code == 0:
-        _shell_file(command.strip(), files)
+    touched = _shell_file(command.strip(), files) if exit_code == 0 else None
     run = CommandRun(_clip(command.strip().splitlines()[0], COMMAND_CHARS), exit_code)
     commands.append(run)
     if run.failed:
@@ -278,9 +287,10 @@ def _record(
     if _TEST_COMMAND.search(command):
         names = tuple(n for groups in _FAILED_TEST.findall(output) for n in groups if n)
         test_runs.setdefault(_test_key(command), []).append((not run.failed, names[:5]))
+    return touched
 
 
-def _shell_file(command: str, files: dict[str, FileTouch]) -> None:
+def _shell_file(command: str, files: dict[str, FileTouch]) -> str | None:
     """The two shell idioms that say plainly which file they touch: a heredoc written with
     `cat > path << EOF` and a whole-file `cat`/`head`/`tail`/`nl`/`sed -n` read."""
     written = _HEREDOC_WRITE.match(command)
@@ -288,11 +298,13 @@ def _shell_file(command: str, files: dict[str, FileTouch]) -> None:
         path = written.group("path")
         args = {"content": written.group("body")}
         files[path] = _touched(files.get(path, FileTouch(path)), "write", args, "")
-        return
+        return path
     read = _SHELL_READ.match(command)
-    if read is not None:
-        path = read.group("path")
-        files[path] = _touched(files.get(path, FileTouch(path)), "read", {}, "")
+    if read is None:
+        return None
+    path = read.group("path")
+    files[path] = _touched(files.get(path, FileTouch(path)), "read", {}, "")
+    return path
 
 
 def _file_kind(request: ToolRequest) -> str | None:

@@ -4,7 +4,8 @@ A placeholder that only says "212 lines hidden" leaves the model guessing what i
 one that names `ValueError`, `src/models/base.py` and `_save_parents` tells it what it could
 recall, and often is all it needed. Candidates are the output's distinctive tokens (the rules
 of `context_mgmt.later_use`: paths, snake_case and dotted identifiers, long numbers), ranked:
-error names first, then failing test names, then paths, then identifiers, each class by how
+error names first, then failing test names, then names the output defines (`def`, `class`,
+a C-family function), then paths, then identifiers, each class by how
 often the output repeats the token (ties: first seen). At most `MAX_KEYS`, `MAX_KEY_CHARS` in
 all. Pure and deterministic, so a placeholder stays byte-stable for the prompt cache.
 """
@@ -25,6 +26,12 @@ _TEST_NAME = re.compile(r"(?:^|[/:.])test_\w+|::\w+$")
 _PATH = re.compile(r"/|\.[A-Za-z]{1,5}$")
 _ERROR_WORD = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
 _DEFINED = re.compile(r"\b(?:def|class|fn|func|function|struct|enum|trait|type|interface)\s+(\w+)")
+_C_DEFINED = re.compile(
+    r"^[ \t]*(?:\d+[\t:|][ \t]*)?(?:[A-Za-z_][\w:<>]*[ \t*&]+)+\**([A-Za-z_]\w*)[ \t]*\([^;]*$",
+    re.M,
+)
+"""A C-family function definition (`static ast_t* make_pattern_type(pass_opt_t* opt`), also
+after the line number a file view puts first; a line ending in `;` is a call or a prototype."""
 _EXTENSIONS = frozenset(
     {"py", "rs", "c", "h", "cc", "cpp", "go", "js", "ts", "tsx", "jsx", "java", "rb", "php"}
     | {"md", "json", "toml", "yaml", "yml", "txt", "cfg", "ini", "sh", "pony"}
@@ -57,7 +64,7 @@ def placeholder_keys(text: str, *, exclude: str = "") -> list[str]:
     candidates = (distinctive_tokens(text) | error_names) - distinctive_tokens(exclude)
     if not candidates:
         return []
-    defined = set(_DEFINED.findall(text))
+    defined = {*_DEFINED.findall(text), *_C_DEFINED.findall(text)}
     counts: dict[str, int] = {}
     first: dict[str, int] = {}
     for position, run in enumerate(_RUN.findall(text)):

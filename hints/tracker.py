@@ -136,6 +136,46 @@ class SubdirectoryHintTracker:
         """
         return self._visit(working_dir, restoring=False)
 
+    def hints_in_play(
+        self, directories: Iterable[Path], working_dir: str | os.PathLike[str]
+    ) -> list[tuple[str, str]]:
+        """`(key, content)` again, read from disk now, for each directory between the working
+        dir and one of `directories` whose hint files this tracker handed out before: what a
+        compaction sends back for the directories still in play. The same rules as the first
+        load (inside the working dir, not ignored, confined), under a budget of its own."""
+        try:
+            wd = Path(working_dir).resolve(strict=True)
+        except OSError:
+            return []
+        handed_out = {
+            Path(os.path.realpath(hint.path)).parent
+            for hint in self._reader.loaded
+            if hint.scope == "subdirectory"
+        }
+        if not handed_out:
+            return []
+        names = resolve_filenames(self._filenames)
+        boundary = find_git_root(wd) or wd
+        ignore = GitignoreRules([boundary], self._gitignore_cache)
+        steps: dict[Path, None] = {}
+        for directory in directories:
+            real = Path(os.path.realpath(wd / directory))
+            real = real if real.is_dir() else _deepest_existing(real)
+            if real == wd or not real.is_relative_to(wd):
+                continue
+            for step in directories_between(wd, real)[1:]:
+                if step in handed_out and not ignore.is_ignored(step, is_dir=True):
+                    steps.setdefault(step, None)
+        reader, self._reader = (
+            self._reader,
+            HintFileReader(self._reader.budget_bytes, self._reader.import_budget_bytes),
+        )
+        try:
+            loaded = [self._load_directory(step, names, boundary, ignore) for step in steps]
+        finally:
+            self._reader = reader
+        return [entry for entry in loaded if entry is not None]
+
     def _record_token(self, token: str, wd: Path) -> None:
         parent = resolve_to_parent_dir(token, wd)
         if parent is None:

@@ -176,6 +176,13 @@ def choose_sandbox(
     return SandboxChoice(mode, policy)
 
 
+def credential_locations(home: Path, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
+    """The credential locations (and `extra`, config `sandbox_hide`) that exist here, resolved:
+    what nothing gosling reads on the model's behalf may show."""
+    dirs, files = _hidden_paths(home, extra)
+    return (*dirs, *files)
+
+
 def _hidden_paths(home: Path, extra: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     """The credential locations and `extra` that exist here: (directories, files)."""
     candidates = [home / d for d in CREDENTIAL_DIRS] + [home / f for f in CREDENTIAL_FILES]

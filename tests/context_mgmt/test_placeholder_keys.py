@@ -61,3 +61,19 @@ def test_a_use_whose_tokens_the_placeholder_kept_is_not_counted_hidden() -> None
     assert count_hidden_uses(uses, hidden_at).hidden == 2
     counted = count_hidden_uses(uses, hidden_at, {5: kept})
     assert counted.hidden == 1 and counted.hidden_pairs == (("t2", 5),)
+
+
+def test_a_c_file_view_names_the_functions_it_defines_before_its_includes() -> None:
+    includes = "".join(f'{n:6}\t#include "type/header_{n:02}.h"\n' for n in range(1, 3))
+    body = (
+        "    40\tstatic ast_t* make_pattern_type(pass_opt_t* opt, ast_t* pattern)\n"
+        "    41\t{\n"
+        "    42\t  ast_t* found = make_pattern_type(opt, ast_child(pattern));\n"
+        "    43\t  return found_type_of(found);\n"
+        "    44\t}\n"
+        "    45\tbool is_match_exhaustive(pass_opt_t* opt, ast_t* ast);\n"
+    )
+    keys = placeholder_keys(includes + body)
+    assert keys[0] == "make_pattern_type"
+    # a prototype (ends in `;`) and a call are no definitions: they rank with the includes
+    assert keys.index("is_match_exhaustive") > keys.index("type/header_01.h")
