@@ -174,6 +174,7 @@ async def build_runtime(
             *map(Path, settings.sandbox_hide),  # "~/..." expanded by choose_sandbox
         ),
         server_caches=dirs.state / "mcp-cache",
+        filters=dirs.state / "sandbox",
     )
     developer = DeveloperSettings(
         shell_timeout_secs=settings.shell_timeout,

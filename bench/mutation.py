@@ -182,8 +182,14 @@ def _describe(item: dict[str, Any]) -> str:
     return f"{mutation['module_path']}:{line} {mutation['operator_name'].removeprefix('core/')}"
 
 
-def measure(name: str, area: Area, timeout: float = 600.0) -> dict[str, Any]:
-    """Run every mutant of `area`; the modules are restored afterwards whatever happens."""
+TIMEOUT_FACTOR = 8
+TIMEOUT_FLOOR = 60.0
+
+
+def measure(name: str, area: Area) -> dict[str, Any]:
+    """Run every mutant of `area`; the modules are restored afterwards whatever happens. A
+    mutant whose tests run `TIMEOUT_FACTOR` times longer than without it (an endless loop, a
+    regex that backtracks forever) is stopped and counts as caught: the suite would hang."""
     dirty = subprocess.run(
         ["git", "status", "--porcelain", "--", *area.modules],
         cwd=ROOT,
@@ -193,10 +199,12 @@ def measure(name: str, area: Area, timeout: float = 600.0) -> dict[str, Any]:
     ).stdout
     if dirty:
         raise SystemExit(f"commit or stash your changes to {' '.join(area.modules)} first")
+    clock = time.monotonic()
     baseline = subprocess.run(_test_command(area), cwd=ROOT, capture_output=True, text=True)
     if baseline.returncode != 0:  # else every mutant would count as killed
         tail = "\n".join(baseline.stdout.splitlines()[-15:])
         raise SystemExit(f"{name}: the area's tests fail without any mutant:\n{tail}")
+    timeout = max(TIMEOUT_FLOOR, TIMEOUT_FACTOR * (time.monotonic() - clock))
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"mutate-{name}-") as tmp:
         backup = Path(tmp) / "originals"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from gosling.agent.sandbox.policy import PRIVATE_TMP, SandboxMode, SandboxPolicy
 from gosling.agent.sandbox.probe import BwrapStatus, bwrap_status
+from gosling.agent.sandbox.seccomp import filter_file
 
 
 @dataclass(frozen=True)
@@ -139,11 +140,13 @@ def choose_sandbox(
     status: BwrapStatus | None = None,
     environ: Mapping[str, str] | None = None,
     server_caches: Path | None = None,
+    filters: Path | None = None,
 ) -> SandboxChoice:
     """The sandbox for `mode`, or none with a warning saying why (and that nothing changes).
 
     `hidden`: further paths to hide, directories or files (gosling's own dirs, the user's
-    `sandbox_hide`); `server_caches`: where each MCP server gets its own writable cache."""
+    `sandbox_hide`); `server_caches`: where each MCP server gets its own writable cache;
+    `filters`: where the seccomp filter is written (none: no filter)."""
     if mode == "off":
         return SandboxChoice(mode, None)
     status = status or bwrap_status()
@@ -172,6 +175,7 @@ def choose_sandbox(
         user_namespace=status.user_namespace,
         no_nested_userns=status.no_nested_userns,
         server_caches=server_caches,
+        seccomp=filter_file(filters) if filters is not None else None,
     )
     return SandboxChoice(mode, policy)
 

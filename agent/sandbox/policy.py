@@ -22,6 +22,8 @@ The layout inside the sandbox:
 - a user namespace (no capability over anything of the host's; bwrap maps root to root,
   so the read-only knobs above are what keeps root's files safe) that cannot nest another,
   and no capabilities (`--cap-drop ALL`);
+- no unix sockets: a seccomp filter refuses `socket(AF_UNIX)` (`seccomp`), so a socket the
+  hiding missed (directly in `$HOME` or the workspace, created later) is out of reach too;
 - no network unless the policy allows it; `--die-with-parent` so that nothing in the sandbox
   outlives gosling, and `--new-session` so a command cannot push keystrokes into the
   user's terminal.
@@ -34,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from gosling.agent.sandbox.seccomp import SECCOMP_FD
 from gosling.redact import is_credential_env
 
 SandboxMode = Literal["off", "read-only", "workspace-write"]
@@ -82,6 +85,9 @@ class SandboxPolicy:
     """Run in a new user namespace (`bwrap_status` says whether this machine allows one)."""
     no_nested_userns: bool = True
     """...which cannot create another one (`--disable-userns`, bwrap 0.8 and later)."""
+    seccomp: Path | None = None
+    """The compiled filter that refuses unix sockets (`seccomp.filter_file`); None: none
+    for this machine, and only the hidden directories keep host sockets away."""
 
     def describe(self) -> str:
         """One line for the user: which sandbox, and whether it has network."""
@@ -142,6 +148,10 @@ def bwrap_argv(policy: SandboxPolicy, argv: Sequence[str], *, cwd: Path) -> list
     if not policy.network:
         args.append("--unshare-net")
     args += ["--cap-drop", "ALL", "--die-with-parent", "--new-session"]
+    if policy.seccomp is not None:
+        # sh opens the filter on fd 3 for bwrap; if it cannot, nothing runs.
+        args[:0] = ["/bin/sh", "-c", 'exec 3<"$0" && exec "$@"', str(policy.seccomp)]
+        args += ["--seccomp", str(SECCOMP_FD)]
     args += ["--chdir", str(cwd), "--", *argv]
     return args
 

@@ -186,8 +186,8 @@ class Listener:
 
 
 CONNECT = (
-    "import socket, sys\nfor p in sys.argv[1:]:\n    s = socket.socket(socket.AF_UNIX)\n"
-    "    try:\n        s.connect(p)\n        print('CONNECTED', p)\n"
+    "import socket, sys\nfor p in sys.argv[1:]:\n    try:\n"
+    "        socket.socket(socket.AF_UNIX).connect(p)\n        print('CONNECTED', p)\n"
     "    except OSError as e:\n        print('refused', p, e.strerror)"
 )
 
@@ -212,6 +212,38 @@ def test_host_unix_sockets_cannot_be_reached(
             listener.close()
     assert [listener.connections for listener in listeners] == [0] * len(paths), output
     assert "CONNECTED" not in output and output.count("refused") == len(paths)
+
+
+STILL_WORKS = (
+    "import asyncio, socket\na, b = socket.socketpair()\na.send(b'x')\n"
+    "assert b.recv(1) == b'x'\nasyncio.run(asyncio.sleep(0))\nprint('SOCKETPAIR-OK')"
+)
+
+
+def test_sockets_the_hiding_cannot_reach_are_refused_too(
+    tmp_path: Path, outside: Path, server: FakeLLMServer
+) -> None:
+    """Hiding directories cannot cover a socket directly in `$HOME` or in the workspace, nor
+    one deeper than the look under `$HOME` goes: the seccomp filter refuses them all, while
+    `socketpair` (asyncio, multiprocessing) keeps working."""
+    home = outside / "home"
+    repo = git_repo(tmp_path / "repo")
+    deep = home / "a" / "b" / "c" / "d" / "e" / "deep.sock"
+    paths = [home / "agent.sock", repo / "dev.sock", deep]
+    listeners = [Listener(p) for p in paths]
+    try:
+        (repo / "connect.py").write_text(CONNECT)
+        (repo / "pair.py").write_text(STILL_WORKS)
+        command = f"{sys.executable} connect.py {' '.join(map(str, paths))}"
+        _, [output, pair] = run_commands(
+            server, repo, command, f"{sys.executable} pair.py", HOME=str(home)
+        )
+    finally:
+        for listener in listeners:
+            listener.close()
+    assert [listener.connections for listener in listeners] == [0, 0, 0], output
+    assert "CONNECTED" not in output and output.count("Operation not permitted") == 3
+    assert "SOCKETPAIR-OK" in pair
 
 
 CREDENTIALS = {
