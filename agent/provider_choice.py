@@ -93,6 +93,11 @@ def model_prompt_cache(settings: Settings, model: str, provider: str | None) -> 
     return prompt_cache_for(model, provider, prices=model_prices(settings), override=override)
 
 
+def configured_model_limits(settings: Settings) -> dict[str, int | ModelLimits]:
+    """The `[models."..."]` limits of `settings`, as `lookup_model` takes them."""
+    return _model_limits(settings)
+
+
 def _model_limits(settings: Settings) -> dict[str, int | ModelLimits]:
     limits: dict[str, int | ModelLimits] = {}
     for name, override in settings.models.items():

@@ -10,8 +10,10 @@ project config's `[[extensions]]`) and the words of each hook command (the proje
 `hooks`, `.claude/settings.json`'s `hooks`), with `$CLAUDE_PROJECT_DIR` standing for the
 project. A word counts when it names an existing file inside the project, as a path
 (`scripts/x.py`, `./run`, `/abs/inside/project/x`) or a file name with a script suffix
-(`server.py`). Not found: a module run with `python -m pkg.server`, a file a script
-imports or reads, a path built at run time; those change unseen.
+(`server.py`), and a module run with `-m` (`python -m pkg.server`: `pkg/server.py` or
+`pkg/server/__main__.py` and the `__init__.py` of each package on the way, at the project
+root or under `src/`). Not found: a file a script imports or reads, a path built at run time;
+those change unseen.
 """
 
 from __future__ import annotations
@@ -34,11 +36,35 @@ def scripts_run_by_path(root: Path, gated: Iterable[Path]) -> list[Path]:
     real_root = Path(os.path.realpath(root))
     found: dict[Path, None] = {}
     for path in gated:
+        module_next = False
         for word in _command_words(path):
+            targets = _module_files(word, root, real_root) if module_next else []
+            module_next = word == "-m"
             target = _project_file(word, root, real_root)
-            if target is not None:
-                found.setdefault(target)
+            for found_path in [*targets, *([target] if target is not None else [])]:
+                found.setdefault(found_path)
     return list(found)
+
+
+_MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def _module_files(word: str, root: Path, real_root: Path) -> list[Path]:
+    """The project files `python -m word` runs: the module (or package `__main__`) and the
+    `__init__.py` of every package it sits in, from the root or a `src/` layout."""
+    if not _MODULE.fullmatch(word):
+        return []
+    parts = word.split(".")
+    for base in ("", "src"):
+        files = [
+            *(f"{base}/{'/'.join(parts[:n])}/__init__.py" for n in range(1, len(parts) + 1)),
+            f"{base}/{'/'.join(parts)}.py",
+            f"{base}/{'/'.join(parts)}/__main__.py",
+        ]
+        found = [t for f in files if (t := _project_file(f.lstrip("/"), root, real_root))]
+        if found:
+            return found
+    return []
 
 
 def _command_words(path: Path) -> Iterator[str]:

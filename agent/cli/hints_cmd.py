@@ -10,6 +10,7 @@ import click
 
 if TYPE_CHECKING:
     from gosling.agent.agent import Agent
+    from gosling.agent.config import Settings
     from gosling.hints import HintReport
 
 
@@ -25,6 +26,7 @@ def hints_command(directory: Path | None, content: bool, as_json: bool) -> None:
     """Show the hint files loaded for DIRECTORY (default: the current one): their paths and
     sizes, the @file imports they pull in, what was refused and why, and the budget used."""
     from gosling.agent.config import ConfigError, load_settings
+    from gosling.agent.system_prompt import hint_import_budget
     from gosling.agent.user_inputs import user_hint_dirs
     from gosling.hints import collect_hints
     from gosling.hints.lookalikes import skipped_hint_files
@@ -34,26 +36,49 @@ def hints_command(directory: Path | None, content: bool, as_json: bool) -> None:
         loaded = load_settings(working_dir)
         names = loaded.settings.context_file_names
         dirs = user_hint_dirs()
+        window, window_why = configured_window(loaded.settings)
         report = collect_hints(
             working_dir,
             names,
             global_dir=dirs.global_dir,
             home_dir=dirs.home_dir,
             global_filenames=loaded.global_hint_names,
+            import_budget_bytes=hint_import_budget(window),
         )
         skipped = skipped_hint_files(working_dir, names)
     except (ConfigError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
+    imports = f"@file imports capped at {hint_import_budget(window):,} bytes: a share of the "
+    imports += f"{window:,}-token window of {window_why}"
     if as_json:
         payload = report_as_dict(report)
         payload["skipped_other_agents"] = [str(path) for path in skipped]
+        payload["import_budget_bytes"] = hint_import_budget(window)
+        payload["context_window"] = window
         click.echo(json.dumps(payload, indent=2))
         return
     click.echo(format_report(report))
+    click.echo(imports)
     if skipped:
         click.echo(format_skipped(skipped, names))
     if content:
         click.echo("\n" + (report.text or "(no hint text)"))
+
+
+def configured_window(settings: Settings) -> tuple[int, str]:
+    """The context window a run with `settings` would cap hint imports by, and why, without
+    choosing a provider (no key is read, no server asked)."""
+    from gosling.agent.provider_choice import configured_model_limits
+    from gosling.providers.registry import lookup_model
+
+    if settings.context_limit:
+        return settings.context_limit, "the context_limit setting"
+    if settings.model:
+        limits = lookup_model(settings.model, configured_model_limits(settings))
+        return limits.context_limit, f"the model {settings.model}"
+    from gosling.providers.base import DEFAULT_CONTEXT_LIMIT
+
+    return DEFAULT_CONTEXT_LIMIT, "an unknown model (no model or context_limit configured)"
 
 
 def report_for_agent(agent: Agent) -> HintReport:

@@ -148,6 +148,9 @@ def test_scripts_the_project_files_run_by_path_are_covered(project: Path) -> Non
     for name in ("serve.py", "check.sh", "outside-args.txt"):
         (project / "bin" / name).write_text("#!/bin/sh\n")
     (project / "tool.py").write_text("")
+    (project / "src" / "pkg").mkdir(parents=True)
+    (project / "src" / "pkg" / "__init__.py").write_text("")
+    (project / "src" / "pkg" / "mod.py").write_text("")
     (project / ".mcp.json").write_text(
         json.dumps(
             {
@@ -168,6 +171,8 @@ def test_scripts_the_project_files_run_by_path_are_covered(project: Path) -> Non
         ".mcp.json",
         "bin/check.sh",
         "bin/serve.py",
+        "src/pkg/__init__.py",
+        "src/pkg/mod.py",
         "tool.py",
     ]
 

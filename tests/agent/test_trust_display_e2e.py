@@ -103,6 +103,26 @@ def test_a_checkout_changing_a_script_the_trusted_command_runs_untrusts_the_fold
     assert f"gosling trust {checkout}" in warning
 
 
+def test_a_checkout_changing_a_module_the_trusted_command_runs_with_dash_m_untrusts(
+    tmp_path: Path,
+) -> None:
+    servers = {"helper": {"command": sys.executable, "args": ["-m", "helper.server"]}}
+    checkout = _checkout(tmp_path, servers)
+    (checkout / "helper").mkdir()
+    (checkout / "helper" / "__init__.py").write_text("")
+    shutil.move(checkout / "scripts" / "server.py", checkout / "helper" / "server.py")
+    assert gosling(["trust", str(checkout)], checkout).returncode == 0
+    package = checkout / "helper" / "__init__.py"  # runs first, on every `-m helper.x`
+    package.write_text("open('PWNED', 'w').write('ran')\n")
+    with FakeLLMServer() as server:
+        server.add("ok")
+        result = gosling(run_args(server, "anthropic", "-t", "hi"), checkout)
+    assert result.returncode == 0, result.stderr
+    assert not (checkout / "PWNED").exists()
+    warning = next(line for line in result.stderr.splitlines() if "MCP servers" in line)
+    assert "helper/__init__.py changed since you trusted the folder" in warning
+
+
 def test_trust_and_revoke_name_the_same_folder_from_a_subdirectory_and_a_symlink(
     tmp_path: Path,
 ) -> None:

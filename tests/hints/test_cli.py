@@ -83,3 +83,29 @@ def test_nothing_found_says_so(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert "no hint files found" in result.output
     assert "(none: only the working dir)" in result.output
+
+
+def test_imports_are_capped_by_the_configured_window_as_in_a_run(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An AGENTS.md importing sixty 16 KiB files: `gosling hints` leaves out what a run
+    would, and says which window capped it."""
+    refs = " ".join(f"@docs/part{i:02}.md" for i in range(60))
+    write(repo / "AGENTS.md", f"Read {refs}")
+    for i in range(60):
+        write(repo / "docs" / f"part{i:02}.md", f"part {i:02}\n" + "x" * 16_384)
+    monkeypatch.setenv("GOSLING_CONTEXT_LIMIT", "128000")
+    result = CliRunner().invoke(cli, ["hints", str(repo), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["context_window"] == 128_000
+    assert payload["import_budget_bytes"] == 128_000 * 4 // 10  # a tenth of the window
+    assert payload["budget_used"] <= payload["import_budget_bytes"] + 1_000
+    text = CliRunner().invoke(cli, ["hints", str(repo)]).output
+    assert "would exceed" in text and "@docs/part59.md" in text  # named as left out
+    assert "capped at 51,200 bytes: a share of the 128,000-token window of the context_limit" in (
+        text
+    )
+    monkeypatch.setenv("GOSLING_CONTEXT_LIMIT", "1000000")
+    wide = json.loads(CliRunner().invoke(cli, ["hints", str(repo), "--json"]).output)
+    assert wide["budget_used"] > payload["budget_used"] * 5  # a bigger window takes them all
