@@ -123,6 +123,9 @@ SOCKET_SCAN_SKIP = frozenset(
     {".git", "node_modules", ".venv", "venv", "__pycache__", "site-packages"}
 )
 HOST_SOCKET_DIRS = ("/run", "/var/run")
+GIT_SCAN_DEPTH = 4
+GIT_SCAN_ENTRIES = 5000
+"""How far the look for repositories inside the workspace goes (once per session)."""
 
 
 def sandbox_workspace(working_dir: Path, *, git_root: bool = False) -> Path:
@@ -311,4 +314,33 @@ def git_paths(workspace: Path) -> list[Path]:
     file rewritten to point elsewhere would do the same. A `gitdir:` is never followed to
     make more writable, so commits are made outside the sandbox."""
     dot_git = workspace / ".git"
-    return [dot_git] if dot_git.exists() or dot_git.is_symlink() else []
+    found = [dot_git] if dot_git.exists() or dot_git.is_symlink() else []
+    return [*found, *_nested_git_paths(workspace)]
+
+
+def _nested_git_paths(workspace: Path) -> list[Path]:
+    """The `.git` of repositories inside the workspace (submodules, vendored checkouts), a
+    bounded look (`GIT_SCAN_DEPTH`, `GIT_SCAN_ENTRIES`) once per session."""
+    found: list[Path] = []
+    level = [workspace]
+    seen = 0
+    for _ in range(GIT_SCAN_DEPTH):
+        below: list[Path] = []
+        for directory in level:
+            try:
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue
+            for entry in entries:
+                seen += 1
+                if seen > GIT_SCAN_ENTRIES:
+                    return found
+                if entry.name == ".git":
+                    if directory != workspace:  # the workspace's own is listed already
+                        found.append(Path(entry.path))
+                elif entry.name in SOCKET_SCAN_SKIP or entry.is_symlink():
+                    continue
+                elif entry.is_dir(follow_symlinks=False):
+                    below.append(Path(entry.path))
+        level = below
+    return found

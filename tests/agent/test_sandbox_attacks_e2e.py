@@ -119,6 +119,37 @@ def test_no_git_hook_or_fsmonitor_can_be_planted(
     assert all("Read-only file system" in out for out in outputs), outputs
 
 
+def test_a_repository_made_inside_the_sandbox_runs_nothing_at_the_users_next_git_status(
+    outside: Path, server: FakeLLMServer
+) -> None:
+    """The working dir is a subdirectory of a repository, with no `.git` of its own: a
+    command's `git init` plus `core.fsmonitor` would run at the user's next `git status`
+    there, outside the sandbox."""
+    repo = git_repo(outside / "repo")
+    sub = repo / "sub"
+    sub.mkdir()
+    ran = outside / "FSMONITOR-RAN"
+    command = f"git init -q . && git config core.fsmonitor 'touch {ran}; false' && echo made"
+    _, [output] = run_commands(server, sub, command)
+    assert "made" in output and "moved aside the .git this command created" in output
+    assert not (sub / ".git").exists() and (sub / ".git.blocked-by-gosling" / "config").exists()
+    status = subprocess.run(["git", "status"], cwd=sub, capture_output=True, text=True)
+    assert status.returncode == 0, status.stderr
+    assert not ran.exists()
+
+
+def test_a_nested_repositorys_git_is_read_only_too(outside: Path, server: FakeLLMServer) -> None:
+    repo = git_repo(outside / "repo")
+    nested = git_repo(repo / "vendor" / "lib")
+    _, [output] = run_commands(
+        server,
+        repo,
+        "printf '#!/bin/sh\\ntouch HOOKED\\n' > vendor/lib/.git/hooks/pre-commit",
+    )
+    assert "Read-only file system" in output
+    assert not (nested / ".git" / "hooks" / "pre-commit").exists()
+
+
 def test_the_workspace_is_the_working_directory_not_the_git_root(
     tmp_path: Path, server: FakeLLMServer
 ) -> None:

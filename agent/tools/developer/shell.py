@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gosling.agent.sandbox import SandboxPolicy
+from gosling.agent.sandbox.new_repos import move_aside_new_repos, moved_note, watched_places
 from gosling.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool
 from gosling.agent.tools.developer.output import CapturedOutput
 from gosling.agent.tools.developer.process import ShellOutcome, run_command, shell_environment
@@ -36,6 +37,10 @@ def shell_tool(state: DeveloperState) -> Tool:
         timeout = settings.shell_timeout_secs if timeout_secs is None else timeout_secs
         if not 0 < timeout <= MAX_TIMEOUT_SECS:
             raise ToolError(f"timeout_secs must be between 0 and {MAX_TIMEOUT_SECS:g}.")
+        sandbox = settings.sandbox
+        watched = []
+        if sandbox is not None and sandbox.mode == "workspace-write":
+            watched = watched_places(sandbox.workspace, ctx.working_dir)
         try:
             outcome = await run_command(
                 command,
@@ -54,6 +59,9 @@ def shell_tool(state: DeveloperState) -> Tool:
             if captured.spill_path is not None:
                 state.spill_files.add(captured.spill_path.resolve())
         text = format_outcome(outcome, timeout)
+        moved = move_aside_new_repos(watched) if watched else []
+        if moved:
+            text += "\n" + moved_note(moved)
         return ToolResult.error(text) if outcome.timed_out else ToolResult.text(text)
 
     return shell
