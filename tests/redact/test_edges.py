@@ -165,3 +165,14 @@ def test_of_two_keys_found_together_the_longer_encoded_form_goes_whole() -> None
     text = f"a?password={short}; postgres://u:{long}@db/app {encoded}"
     redacted = Redactor({}).redact(text)
     assert encoded[8:16] not in redacted and long not in redacted
+
+
+def test_a_private_key_of_4096_characters_is_also_caught_base64_encoded_later() -> None:
+    head, tail = "-----BEGIN PRIVATE KEY-----\n", "\n-----END PRIVATE KEY-----"
+    body = ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" * 200)[: 4096 - len(head) - len(tail)]
+    pem = head + body + tail
+    assert len(pem) == 4096
+    redactor = Redactor({})
+    assert redactor.redact(pem) == "[REDACTED:private-key]"
+    encoded = base64.b64encode(pem.encode()).decode()
+    assert encoded[100:200] not in redactor.redact(f"cat key | base64\n{encoded}")
