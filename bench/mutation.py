@@ -51,6 +51,8 @@ AREAS: dict[str, Area] = {
             "tests/sessions/test_secrets.py",
             "tests/sessions/test_processes.py",
             "tests/sessions/test_store_faults.py",
+            "tests/sessions/test_store_edges.py",
+            "tests/sessions/test_export_import.py",
         ),
         0.90,
     ),

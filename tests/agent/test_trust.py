@@ -199,3 +199,13 @@ def test_revoke_forgets_the_trusted_folder_a_directory_is_in(project: Path, tmp_
     assert store.revoke(deep) == project.resolve()
     assert store.revoke(deep) is None
     assert store.entries() == []
+
+
+def test_a_trust_that_cannot_be_saved_fails_and_leaves_no_temp_file(
+    project: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    (state / "trust.json").mkdir(parents=True)  # the rename onto it fails
+    with pytest.raises(OSError):
+        TrustStore(state / "trust.json").trust(project, project_files(project))
+    assert [p.name for p in state.iterdir()] == ["trust.json"]  # no .trust.*.tmp left
