@@ -89,7 +89,11 @@ AREAS: dict[str, Area] = {
     ),
     "trust": Area(
         ("agent/trust.py",),
-        ("tests/agent/test_trust.py", "tests/agent/test_trust_e2e.py"),
+        (
+            "tests/agent/test_trust.py",
+            "tests/agent/test_trust_e2e.py",
+            "tests/agent/test_trust_display_e2e.py",
+        ),
         0.90,
     ),
     "sandbox": Area(

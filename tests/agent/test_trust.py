@@ -209,3 +209,43 @@ def test_a_trust_that_cannot_be_saved_fails_and_leaves_no_temp_file(
     with pytest.raises(OSError):
         TrustStore(state / "trust.json").trust(project, project_files(project))
     assert [p.name for p in state.iterdir()] == ["trust.json"]  # no .trust.*.tmp left
+
+
+def test_a_folder_trusted_before_scripts_were_hashed_says_so_and_a_new_script_says_added(
+    project: Path, tmp_path: Path
+) -> None:
+    import json
+
+    (project / "bin").mkdir()
+    (project / "bin" / "serve.py").write_text("print('serving')\n")
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"a": {"command": "python", "args": ["bin/serve.py"]}}})
+    )
+    store = TrustStore(tmp_path / "trust.json")
+    store.trust(project, [p for p in project_files(project) if p.name != "serve.py"])
+    data = json.loads((tmp_path / "trust.json").read_text())
+    entry = data["projects"][str(project.resolve())]
+    assert "bin/serve.py" not in entry["files"]
+    assert store.why_untrusted(project, project_files(project)) == (
+        "bin/serve.py was added since you trusted the folder"
+    )
+    del entry["gated"]  # an entry written before trust recorded what it covered
+    (tmp_path / "trust.json").write_text(json.dumps(data))
+    assert store.why_untrusted(project, project_files(project)) == (
+        "you trusted the folder before gosling hashed bin/serve.py, which a trusted command "
+        "runs; review it"
+    )
+
+
+def test_a_hand_edited_trust_file_with_a_broken_entry_still_lists_the_good_ones(
+    project: Path, tmp_path: Path
+) -> None:
+    import json
+
+    store = TrustStore(tmp_path / "trust.json")
+    store.trust(project, project_files(project))
+    data = json.loads((tmp_path / "trust.json").read_text())
+    data["projects"]["/somewhere/else"] = "trusted"  # not an entry
+    data["projects"]["/another"] = {"files": "all"}
+    (tmp_path / "trust.json").write_text(json.dumps(data))
+    assert [e.path for e in store.entries()] == [str(project.resolve())]
