@@ -57,3 +57,49 @@ def test_a_damaged_index_is_reported_by_the_integrity_check(tmp_path: Path) -> N
     problems = store.check_integrity()
     store.close()
     assert problems and all("sessions_by_update" in p for p in problems)
+
+
+def test_a_file_where_the_data_directory_should_be_is_one_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "data"
+    blocker.write_text("not a directory")
+    with pytest.raises(StoreUnusable) as raised:
+        SqliteSessionStore.open_default(blocker / "gosling")
+    assert "its directory cannot be made" in str(raised.value)
+    assert "move what is in the way aside" in str(raised.value)
+
+
+def test_a_file_that_is_no_database_is_named_so(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    path.write_bytes(b"these bytes are no SQLite header, " * 200)
+    with pytest.raises(CorruptStore) as raised:
+        SqliteSessionStore(path)
+    assert "it is not an SQLite database" in str(raised.value)
+    assert path.read_bytes().startswith(b"these bytes")  # left untouched
+
+
+def test_a_restored_session_keeps_its_times_provider_model_and_counts(tmp_path: Path) -> None:
+    from gosling.conversation import Message
+    from gosling.sessions import SessionSnapshot
+
+    store = SqliteSessionStore(tmp_path / "sessions.db")
+    snapshot = SessionSnapshot(
+        name="old work",
+        working_dir=tmp_path / "proj",
+        messages=[Message.user("hi"), Message.assistant("hello")],
+        provider="anthropic",
+        model="claude-x",
+        created_at=1_700_000_000.0,
+        updated_at=1_700_000_500.0,
+        name_set_by_user=True,
+    )
+    restored = store.restore(snapshot)
+    for session in (store.get(restored.id), store.list_sessions()[0]):
+        assert (session.name, session.provider, session.model) == (
+            "old work",
+            "anthropic",
+            "claude-x",
+        )
+        assert session.working_dir == tmp_path / "proj"
+        assert (session.created_at, session.updated_at) == (1_700_000_000.0, 1_700_000_500.0)
+        assert session.message_count == 2 and session.name_set_by_user
+    store.close()
