@@ -4,8 +4,12 @@ python -m bench.mutation [AREA ...]     (or `python3 dev.py mutate [AREA ...]`)
 
 Each area names the modules that hold its decisions and the tests that should catch a bug in
 them. cosmic-ray (the `mutate` extra) writes each mutant into the real file, one at a time,
-and runs only that area's tests (`-x`, no shuffling), niced; the file is restored after every
-mutant, and restored again here whatever happens. Operators that make noise rather than bugs
+and runs that area's tests (`-x`, no shuffling), niced; the file is restored after every
+mutant, and restored again here whatever happens. With pytest-cov (also in the extra), one
+run of the area's tests under coverage first records which tests run each statement, and a
+mutant runs only those (`bench.mutation_select`; a statement no recorded test ran gets the
+whole command); every survivor is then run again under the whole command, so the selection
+only saves time and never turns a caught mutant into a survivor. Operators that make noise rather than bugs
 (arithmetic swaps on every `+`, `is` for `==`, removed decorators, renamed variables) are left
 out. The kill rate per area goes to `bench/results.json` under `mutation`, with every survivor
 (file:line and operator) so it can be judged equivalent, harmless or a missing test.
@@ -147,8 +151,39 @@ def _test_command(area: Area) -> list[str]:
     ]
 
 
-def _config(area: Area, timeout: float) -> str:
-    command = " ".join(shlex.quote(word) for word in _test_command(area))
+def coverage_map(area: Area, tmp: Path) -> dict[str, dict[str, list[str]]] | None:
+    """Which tests run each line of the area's modules (module -> line -> test ids), from
+    one run of the area's tests under coverage with a context per test; None without
+    pytest-cov (then every mutant runs the area's whole test command)."""
+    try:
+        from coverage import CoverageData
+    except ImportError:
+        return None
+    data_file = tmp / "coverage.data"
+    sources = sorted({str((ROOT / m).parent.resolve()) for m in area.modules})
+    command = [*_test_command(area), "--cov-context=test", "--cov-report="]
+    command += [f"--cov={source}" for source in sources]
+    env = {**os.environ, "COVERAGE_FILE": str(data_file)}
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
+    if run.returncode != 0 or not data_file.exists():
+        return None
+    data = CoverageData(str(data_file))
+    data.read()
+    measured = {str(Path(f).resolve()): f for f in data.measured_files()}
+    found: dict[str, dict[str, list[str]]] = {}
+    for module in area.modules:
+        recorded = measured.get(str((ROOT / module).resolve()))
+        by_line = data.contexts_by_lineno(recorded) if recorded else {}
+        found[module] = {
+            str(line): sorted({c.rsplit("|", 1)[0] for c in contexts if c})
+            for line, contexts in by_line.items()
+        }
+    return found
+
+
+def _config(area: Area, timeout: float, selector: list[str] | None = None) -> str:
+    words = selector or _test_command(area)
+    command = " ".join(shlex.quote(word) for word in words)
     return (
         "[cosmic-ray]\n"
         f"module-path = {_toml_list(area.modules)}\n"
@@ -218,7 +253,14 @@ def measure(name: str, area: Area) -> dict[str, Any]:
             (backup / module).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / module, backup / module)
         config, session = Path(tmp) / "config.toml", Path(tmp) / "session.sqlite"
-        config.write_text(_config(area, timeout))
+        covered = coverage_map(area, Path(tmp))
+        selector = None
+        if covered is not None:
+            map_path = Path(tmp) / "coverage-map.json"
+            map_path.write_text(json.dumps(covered))
+            selector = [*_test_command(area)[:6], "-m", "bench.mutation_select"]
+            selector += [str(map_path), str(backup), "--", *area.tests]
+        config.write_text(_config(area, timeout, selector))
         try:
             for step in (
                 [_tool("cosmic-ray"), "init", str(config), str(session)],
@@ -227,6 +269,9 @@ def measure(name: str, area: Area) -> dict[str, Any]:
             ):
                 subprocess.run(step, cwd=ROOT, check=True)
             outcomes = _outcomes(session)
+            rechecked = 0
+            if selector is not None:
+                outcomes, rechecked = _recheck_survivors(area, outcomes, timeout, backup)
         finally:
             for module in area.modules:
                 shutil.copy2(backup / module, ROOT / module)
@@ -252,9 +297,50 @@ def measure(name: str, area: Area) -> dict[str, Any]:
         "kill_rate": round(killed / total, 3) if total else None,
         "target": area.target,
         "survivors": sorted(survivors),
+        "selection": "coverage" if selector is not None else "whole",
+        "survivors_rechecked_whole": rechecked,
         "minutes": round((time.monotonic() - started) / 60, 1),
         "measured": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+
+
+def _recheck_survivors(
+    area: Area,
+    outcomes: list[tuple[dict[str, Any], dict[str, Any]]],
+    timeout: float,
+    backup: Path,
+) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], int]:
+    """Run each survivor of the coverage-selected tests again under the area's whole test
+    command: a test that runs the line only in a child process (not recorded) may catch it.
+    The outcome of that run is the one kept."""
+    command = " ".join(shlex.quote(word) for word in _test_command(area))
+    checked: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    count = 0
+    for item, result in outcomes:
+        if result.get("test_outcome") == "survived":
+            [mutation] = item["mutations"]
+            args = [mutation["module_path"], mutation["operator_name"]]
+            args.append(str(mutation["occurrence"]))
+            count += 1
+            try:
+                run = subprocess.run(
+                    [_tool("cosmic-ray"), "mutate-and-test", *args, command],
+                    cwd=ROOT,
+                    capture_output=True,
+                    text=True,
+                    timeout=timeout,
+                )
+                verdict = json.loads(run.stdout.strip().splitlines()[-1])
+            except subprocess.TimeoutExpired:
+                verdict = {"test_outcome": "killed"}  # the whole suite hangs on it
+            except (ValueError, IndexError):
+                verdict = result
+            finally:
+                for module in area.modules:
+                    shutil.copy2(backup / module, ROOT / module)
+            result = {**result, "test_outcome": verdict.get("test_outcome", "survived")}
+        checked.append((item, result))
+    return checked, count
 
 
 def _save(name: str, figures: dict[str, Any]) -> None:
