@@ -249,3 +249,57 @@ def test_a_hand_edited_trust_file_with_a_broken_entry_still_lists_the_good_ones(
     data["projects"]["/another"] = {"files": "all"}
     (tmp_path / "trust.json").write_text(json.dumps(data))
     assert [e.path for e in store.entries()] == [str(project.resolve())]
+
+
+def test_the_trust_file_lives_in_a_private_directory_made_on_first_use(
+    project: Path, tmp_path: Path
+) -> None:
+    store = TrustStore(tmp_path / "new" / "state" / "trust.json")
+    store.trust(project, project_files(project))
+    store.trust(project, project_files(project))  # the directory exists now: no error
+    assert stat.S_IMODE((tmp_path / "new" / "state").stat().st_mode) == 0o700
+    assert stat.S_IMODE((tmp_path / "new" / "state" / "trust.json").stat().st_mode) == 0o600
+
+
+def test_each_reason_names_the_file_and_what_happened_to_it(project: Path, tmp_path: Path) -> None:
+    import hashlib
+
+    store = TrustStore(tmp_path / "trust.json")
+    store.trust(project, project_files(project))
+    config = project / ".gosling" / "config.toml"
+    recorded = hashlib.sha256(config.read_bytes()).hexdigest()
+    # content whose digest sorts below the recorded one, and one above: both are changes
+    for wanted_lower in (True, False):
+        n = 0
+        while True:
+            text = f'provider = "openai"\n# {n}\n'
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            if (digest < recorded) == wanted_lower:
+                break
+            n += 1
+        config.write_text(text)
+        assert store.why_untrusted(project, project_files(project)) == (
+            ".gosling/config.toml changed since you trusted the folder"
+        )
+    config.write_text('provider = "openai"\n')
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{}")
+    assert store.why_untrusted(project, project_files(project)) == (
+        ".claude/settings.json was added since you trusted the folder"
+    )
+
+
+def test_a_trusted_file_that_became_unreadable_untrusts_without_an_error(
+    project: Path, tmp_path: Path
+) -> None:
+    store = TrustStore(tmp_path / "trust.json")
+    files = project_files(project)
+    store.trust(project, files)
+    config = project / ".gosling" / "config.toml"
+    config.unlink()
+    config.mkdir()  # reading it now fails
+    assert not store.is_trusted(project, files)
+    assert store.why_untrusted(project, files) == (
+        ".gosling/config.toml changed since you trusted the folder"
+    )
