@@ -188,3 +188,37 @@ def test_ray_and_local_pool_give_the_same_results(
     assert ray_results["kill"]["attempts"] == 2
     assert "kill: Ray lost the task" in on_ray.stderr
     assert all(str(tmp_path / "ray" / "work") in r["working_dir"] for r in ray_results.values())
+
+
+def test_a_sigkilled_driver_on_ray_leaves_no_task_running_and_the_rerun_runs_each_once(
+    tmp_path: Path, server: FakeLLMServer, ray_address: tuple[str, dict[str, str]]
+) -> None:
+    import os
+    import signal
+
+    from tests.agent.tools.processes import is_running, wait_until_sync
+    from tests.batch.test_exactly_once import host_pid, looping_tasks
+
+    address, env = ray_address
+    one, two, release_all = looping_tasks(server, tmp_path)
+    out, tasks = tmp_path / "out", tmp_path / "tasks.jsonl"
+    batch_args = on_cluster(address)
+    env = batch_env(**env)
+    with running_batch(tasks, out, server, one / "release", *batch_args, env=env) as batch:
+        for task in (one, two):
+            wait_for(task / "pid", batch)
+        commands = [host_pid(one / "pid"), host_pid(two / "pid")]
+        os.kill(batch.pid, signal.SIGKILL)  # the cluster lives on; the job's tasks must not
+        try:
+            wait_until_sync(lambda: not any(is_running(p) for p in commands), within=90)
+        finally:
+            for pid in commands:
+                if is_running(pid):
+                    os.kill(pid, signal.SIGKILL)
+    assert not (out / "results.jsonl").exists() or results(out) == {}
+    release_all.touch()
+    rerun = gosling_batch(tasks, out, server, *batch_args, env=env)
+    assert rerun.returncode == 0, rerun.stderr
+    done = results(out)
+    assert sorted(done) == ["one", "two"]
+    assert all(r["result"] == "Released." and r["attempts"] == 1 for r in done.values())
