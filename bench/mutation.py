@@ -102,7 +102,11 @@ AREAS: dict[str, Area] = {
     ),
     "sandbox": Area(
         ("agent/sandbox/policy.py", "agent/sandbox/launch.py", "agent/sandbox/lifetime.py"),
-        ("tests/agent/sandbox", "tests/agent/test_sandbox_e2e.py"),
+        (
+            "tests/agent/sandbox",
+            "tests/agent/test_sandbox_e2e.py",
+            "tests/agent/test_sandbox_attacks_e2e.py",
+        ),
         0.90,
     ),
     "context": Area(
