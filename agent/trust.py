@@ -89,7 +89,8 @@ class TrustedProject:
     path: str
     files: dict[str, str]
     """File path relative to the project -> sha256 of the content that was trusted."""
-    trusted_at: float
+    trusted_at: float | None
+    """When (Unix time); None for an entry that does not say (written by hand)."""
 
 
 class TrustStore:
@@ -220,9 +221,9 @@ class TrustStore:
         found = []
         for path, entry in sorted(self._load().items()):
             if isinstance(entry, dict) and isinstance(entry.get("files"), dict):
-                found.append(
-                    TrustedProject(path, dict(entry["files"]), float(entry.get("trusted_at", 0)))
-                )
+                when = entry.get("trusted_at")
+                at = float(when) if isinstance(when, int | float) and when > 0 else None
+                found.append(TrustedProject(path, dict(entry["files"]), at))
         return found
 
 

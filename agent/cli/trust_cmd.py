@@ -40,7 +40,9 @@ def trust_command(directory: Path | None, list_: bool, revoke: bool) -> None:
         if not entries:
             click.echo("No trusted folders.")
         for entry in entries:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.trusted_at))
+            when = "at an unknown time"
+            if entry.trusted_at is not None:
+                when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.trusted_at))
             click.echo(f"{entry.path}  (trusted {when}: {', '.join(sorted(entry.files))})")
         return
     target = (directory or Path.cwd()).resolve()

@@ -303,3 +303,50 @@ def test_a_trusted_file_that_became_unreadable_untrusts_without_an_error(
     assert store.why_untrusted(project, files) == (
         ".gosling/config.toml changed since you trusted the folder"
     )
+
+
+def test_trust_list_shows_when_each_folder_was_trusted_and_says_so_when_unknown(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from gosling.agent.cli.main import cli
+
+    monkeypatch.setenv("GOSLING_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("TZ", "UTC")
+    store = TrustStore.default()
+    store.trust(project, project_files(project))
+    data = json.loads(store.path.read_text())
+    data["projects"][str(project.resolve())]["trusted_at"] = 1_700_000_000
+    data["projects"]["/by/hand"] = {"files": {".mcp.json": "0" * 64}}
+    store.path.write_text(json.dumps(data))
+    listed = CliRunner().invoke(cli, ["trust", "--list"])
+    assert listed.exit_code == 0, listed.output
+    assert f"{project.resolve()}  (trusted 2023-11-14 22:13: .gosling/config.toml)" in listed.output
+    assert "/by/hand  (trusted at an unknown time: .mcp.json)" in listed.output
+
+
+def test_the_same_decisions_give_the_same_trust_file_whatever_their_order(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    folders = []
+    for name in ("alpha", "beta"):
+        folder = tmp_path / name
+        (folder / ".git").mkdir(parents=True)
+        (folder / ".mcp.json").write_text("{}")
+        folders.append(folder)
+    first, second = TrustStore(tmp_path / "a.json"), TrustStore(tmp_path / "b.json")
+    for store, order in ((first, folders), (second, folders[::-1])):
+        for folder in order:
+            store.trust(folder, project_files(folder))
+    one = json.loads(first.path.read_text())
+    two = json.loads(second.path.read_text())
+    for data in (one, two):  # times differ; everything else is the same file
+        for entry in data["projects"].values():
+            entry["trusted_at"] = 0
+    assert json.dumps(one) == json.dumps(two)  # key order too: the file diffs cleanly
+    assert one["version"] == 2  # the format a reader can check
