@@ -27,6 +27,9 @@ def test_the_shortest_secret_replaced_has_eight_characters() -> None:
 def test_a_dsn_user_name_of_eight_characters_is_a_key_and_a_shorter_one_is_not() -> None:
     dsn = Redactor({"SENTRY_DSN": f"https://{EIGHT}@o1.ingest.sentry.io/42"})
     assert dsn.redact(f"key {EIGHT} sent") == "key [REDACTED:SENTRY_DSN] sent"
+    key = "3f9a1c5e7b2d4f6a8c0e1b3d5f7a9c2e"  # what a real DSN's user part looks like
+    real = Redactor({"SENTRY_DSN": f"https://{key}@o450.ingest.sentry.io/4"})
+    assert real.redact(f"dsn key {key}") == "dsn key [REDACTED:SENTRY_DSN]"
     short = Redactor({"SENTRY_DSN": f"https://{SEVEN}@o1.ingest.sentry.io/42"})
     assert short.redact(f"user {SEVEN} here") == f"user {SEVEN} here"
 
