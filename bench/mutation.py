@@ -9,10 +9,11 @@ mutant, and restored again here whatever happens. With pytest-cov (also in the e
 run of the area's tests under coverage first records which tests run each statement, and a
 mutant runs only those (`bench.mutation_select`; a statement no recorded test ran gets the
 whole command); every survivor is then run again under the whole command, so the selection
-only saves time and never turns a caught mutant into a survivor. Operators that make noise rather than bugs
-(arithmetic swaps on every `+`, `is` for `==`, removed decorators, renamed variables) are left
-out. The kill rate per area goes to `bench/results.json` under `mutation`, with every survivor
-(file:line and operator) so it can be judged equivalent, harmless or a missing test.
+only saves time and never turns a caught mutant into a survivor. Operators that make noise
+rather than bugs (arithmetic swaps on every `+`, `is` for `==`, removed decorators, renamed
+variables) are left out. The kill rate per area goes to `bench/results.json` under
+`mutation`, with every survivor (file:line and operator), split into those judged
+equivalent or harmless (`JUDGED`, with why) and those not judged yet.
 
 Slow (each mutant is a pytest run): not part of `.ci/run`. Run one area at a time on a shared
 machine, and never while other tests run in the same checkout: the mutant is on disk.
@@ -120,6 +121,79 @@ AREAS: dict[str, Area] = {
         ),
         ("tests/context_mgmt",),
         0.85,
+    ),
+}
+
+_FROZEN = (
+    "harmless: @dataclass(frozen=True) -> frozen=False; the instances are never mutated or "
+    "hashed, so nothing a user sees changes"
+)
+JUDGED: dict[str, str] = {
+    # Survivors read one by one and found equivalent (no behaviour changes) or harmless (a
+    # size, speed or formatting detail no user meets). Keyed by where the mutant was when it
+    # was judged: once the code moves, a judgement stops matching and the survivor shows up
+    # as unjudged again, to be read anew.
+    "agent/permissions/decide.py:104 NumberReplacer": (
+        "equivalent: lru_cache maxsize 256 -> 255/257 changes only how many compiled path "
+        "specs are cached"
+    ),
+    "agent/permissions/rules.py:63 ReplaceTrueWithFalse": _FROZEN,
+    "agent/permissions/rules.py:73 ReplaceTrueWithFalse": _FROZEN,
+    "agent/permissions/rules.py:134 ReplaceTrueWithFalse": _FROZEN,
+    "redact/redactor.py:51 ReplaceTrueWithFalse": _FROZEN,
+    "redact/redactor.py:47 NumberReplacer": (
+        "harmless: a found secret of 4,097 characters is remembered in encoded form too "
+        "(4,096 and shorter are, and a test holds that)"
+    ),
+    "redact/redactor.py:239 ReplaceAndWithOr": (
+        "equivalent: a non-ASCII form is never part of base64 or hex output, so searching "
+        "wrapped blocks for it finds nothing"
+    ),
+    "redact/redactor.py:264 AddNot": (
+        "equivalent: both branches give a snapshot of the same environment (a copy instead "
+        "of the live dict)"
+    ),
+    "redact/redactor.py:269 AddNot": (
+        "equivalent: `not a is not None and b` is never true, so the forms are rebuilt on "
+        "every call (slower, same output)"
+    ),
+    "redact/redactor.py:288 ReplaceOrWithAnd": (
+        "equivalent: a secret found again is re-added with the same forms"
+    ),
+    "redact/redactor.py:289 ReplaceFalseWithTrue": (
+        "equivalent: the forms of a secret already known are replaced in the text again, "
+        "with the same markers"
+    ),
+    "redact/redactor.py:291 ReplaceFalseWithTrue": (
+        "harmless: a found secret too long to remember still has its encoded forms replaced "
+        "in the text it was found in: more redaction, never less"
+    ),
+    "redact/redactor.py:313 AddNot": (
+        "equivalent: `_remember` rebuilds the wrappable forms before the newly found ones "
+        "are replaced, so both sources hold them"
+    ),
+    "redact/redactor.py:317 ReplaceAndWithOr": (
+        "equivalent: without a line break there is no wrapped block, and without wrappable "
+        "forms nothing is searched in one"
+    ),
+    "redact/redactor.py:361 ReplaceUnaryOperator_USub_Invert": (
+        "equivalent: ~n is -n-1, the same longest-first order"
+    ),
+    "redact/redactor.py:383 ReplaceAndWithOr": (
+        "equivalent: strings, dicts and lists are handled before; for None and booleans "
+        "redacting str(value) changes nothing, so the value is returned as it was"
+    ),
+    "redact/redactor.py:386 ReplaceComparisonOperator_Eq_LtE": (
+        "equivalent for numbers: a marker ('[REDACTED:') sorts after any digit string, so "
+        "`<=` holds exactly when nothing was replaced"
+    ),
+    "agent/trust.py:87 ReplaceTrueWithFalse": _FROZEN,
+    "agent/trust.py:117 NumberReplacer": (
+        "harmless: the trust file indented by 1 or 3 spaces instead of 2"
+    ),
+    "agent/trust.py:127 ReplaceTrueWithFalse": (
+        "equivalent: the temporary file always exists when the cleanup runs (the write or "
+        "the rename failed), so missing_ok is never needed"
     ),
 }
 
@@ -301,6 +375,8 @@ def measure(name: str, area: Area) -> dict[str, Any]:
         "kill_rate": round(killed / total, 3) if total else None,
         "target": area.target,
         "survivors": sorted(survivors),
+        "survivors_judged": {s: JUDGED[s] for s in sorted(set(survivors)) if s in JUDGED},
+        "survivors_unjudged": sorted({s for s in survivors if s not in JUDGED}),
         "selection": "coverage" if selector is not None else "whole",
         "survivors_rechecked_whole": rechecked,
         "minutes": round((time.monotonic() - started) / 60, 1),
