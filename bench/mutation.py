@@ -75,6 +75,7 @@ AREAS: dict[str, Area] = {
             "tests/providers/test_faults.py",
             "tests/providers/test_deadlines.py",
             "tests/batch/test_backoff.py",
+            "tests/context_mgmt/test_summary_checks.py",
         ),
         0.90,
     ),

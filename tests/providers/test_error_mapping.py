@@ -105,3 +105,20 @@ def test_unknown_model_suggests_checking_name_and_url() -> None:
 def test_error_fields_read_every_body_shape(body: Any, fields: tuple[str | None, ...]) -> None:
     found = error_fields(body)
     assert (found.type, found.code, found.message) == fields
+
+
+def test_an_error_inside_a_stream_names_its_type_not_a_status() -> None:
+    for status in (None, 200):
+        error = classify_error(
+            provider="anthropic", status=status, body=anthropic_body("api_error", "boom")
+        )
+        assert isinstance(error, ServerError), status  # retried like a 5xx
+        assert str(error) == "anthropic: api_error: boom", str(error)
+
+
+def test_only_a_404_gets_the_model_name_and_base_url_hint() -> None:
+    missing = classify_error(provider="openai", status=404, body={"error": {"message": "nope"}})
+    assert "(check the model name and the base URL)" in str(missing)
+    for status in (405, 413, 422):
+        other = classify_error(provider="openai", status=status, body={"error": {"message": "x"}})
+        assert isinstance(other, RequestFailed) and "check the model name" not in str(other)

@@ -133,3 +133,17 @@ async def test_zero_retries_disables_retrying() -> None:
     with pytest.raises(ServerError):
         await call_with_retries(call, RetryPolicy(max_retries=0, sleep=SleepRecorder()))
     assert len(calls) == 1
+
+
+def test_a_server_asking_for_ten_minutes_is_waited_two_at_most_by_default() -> None:
+    policy = RetryPolicy()
+    asked = RateLimited("slow down", provider="anthropic", status=429, retry_after=600.0)
+    assert policy.delay_for(asked, 0) == 120.0
+    soon = RateLimited("slow down", provider="anthropic", status=429, retry_after=119.5)
+    assert policy.delay_for(soon, 0) == 119.5
+
+
+def test_a_zero_or_negative_retry_after_ms_means_retry_now() -> None:
+    assert parse_retry_after({"retry-after-ms": "0"}) == 0.0
+    assert parse_retry_after({"retry-after-ms": "-250"}) == 0.0
+    assert parse_retry_after({"retry-after-ms": "250"}) == 0.25
