@@ -122,3 +122,12 @@ def test_only_a_404_gets_the_model_name_and_base_url_hint() -> None:
     for status in (405, 413, 422):
         other = classify_error(provider="openai", status=status, body={"error": {"message": "x"}})
         assert isinstance(other, RequestFailed) and "check the model name" not in str(other)
+
+
+def test_an_overflow_said_only_in_an_unusual_body_field_is_still_an_overflow() -> None:
+    body = {
+        "detail": "This model's maximum context length is 8192 tokens. However, you "
+        "requested 9000 tokens"
+    }
+    error = classify_error(provider="openai-compatible", status=400, body=body)
+    assert isinstance(error, ContextLengthExceeded)

@@ -147,3 +147,11 @@ def test_a_zero_or_negative_retry_after_ms_means_retry_now() -> None:
     assert parse_retry_after({"retry-after-ms": "0"}) == 0.0
     assert parse_retry_after({"retry-after-ms": "-250"}) == 0.0
     assert parse_retry_after({"retry-after-ms": "250"}) == 0.25
+
+
+def test_a_retry_after_of_zero_retries_at_once_and_a_negative_one_is_ignored() -> None:
+    policy = RetryPolicy(initial_delay=1.0, jitter=0.0)
+    now = RateLimited("slow down", provider="openai", status=429, retry_after=0.0)
+    assert policy.delay_for(now, 0) == 0.0
+    odd = RateLimited("slow down", provider="openai", status=429, retry_after=-5.0)
+    assert policy.delay_for(odd, 0) == 1.0  # the normal backoff
