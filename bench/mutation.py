@@ -189,6 +189,18 @@ JUDGED: dict[str, str] = {
         "`<=` holds exactly when nothing was replaced"
     ),
     "agent/trust.py:87 ReplaceTrueWithFalse": _FROZEN,
+    "providers/error_mapping.py:33 ReplaceTrueWithFalse": _FROZEN,
+    "providers/error_mapping.py:68 ExceptionReplacer": (
+        "equivalent: a body parsed from JSON has no cycles, and default=str turns anything "
+        "else into text, so json.dumps never raises there"
+    ),
+    "providers/error_mapping.py:117 ReplaceComparisonOperator_Eq_LtE": (
+        "equivalent: no error arrives with a status below 200 (1xx are never final)"
+    ),
+    "providers/retry.py:58 ReplaceTrueWithFalse": (
+        "harmless: two retry policies that differ only in their on_retry hook compare "
+        "unequal; policies are never compared"
+    ),
     "agent/trust.py:117 NumberReplacer": (
         "harmless: the trust file indented by 1 or 3 spaces instead of 2"
     ),
