@@ -67,9 +67,6 @@ class RetryPolicy:
         return backoff * (1.0 - self.jitter * self.rng())
 
 
-NO_RETRY = RetryPolicy(max_retries=0)
-
-
 def is_retryable(error: ProviderError) -> bool:
     """Rate limits, overload and server-side failures are worth another try."""
     return isinstance(error, RateLimited | ServerError)

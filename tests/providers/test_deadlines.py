@@ -163,3 +163,46 @@ async def test_a_stream_that_keeps_trickling_items_still_ends_at_the_deadline() 
     with pytest.raises(TimedOut, match="request_timeout"):
         await asyncio.wait_for(consume(), 30)
     assert seen  # items did arrive; they did not extend the deadline
+
+
+async def test_a_whole_reply_past_its_deadline_names_request_timeout_not_the_first_byte() -> None:
+    deadline = Deadline(CallDeadlines(request=0.1, first_byte=0.05), provider="p")
+    with pytest.raises(TimedOut) as raised:
+        await asyncio.wait_for(deadline.whole(_never()), 30)
+    assert str(raised.value) == (
+        "p: the reply did not complete within 0.1 s (request_timeout in config)"
+    )
+
+
+def test_a_connection_failure_names_the_base_url_and_the_cause() -> None:
+    import httpx2
+    import openai
+
+    from gosling.providers.error_mapping import translate_exception
+
+    request = httpx2.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    try:
+        try:
+            raise ConnectionRefusedError(111, "Connection refused")
+        except ConnectionRefusedError as cause:
+            raise openai.APIConnectionError(request=request) from cause
+    except openai.APIConnectionError as exc:
+        error = translate_exception(
+            exc, sdk=openai, provider="openai", base_url="http://127.0.0.1:9/v1"
+        )
+    assert isinstance(error, ServerError)
+    text = str(error)
+    assert "cannot connect to http://127.0.0.1:9/v1 ([Errno 111] Connection refused)" in text
+    assert "check that the server is running and the base URL" in text
+    try:
+        try:
+            raise ConnectionResetError(104, "Connection reset by peer")
+        except ConnectionResetError:
+            raise openai.APIConnectionError(request=request)  # noqa: B904 - chained implicitly
+    except openai.APIConnectionError as exc:
+        implicit = translate_exception(exc, sdk=openai, provider="openai")
+    assert "([Errno 104] Connection reset by peer)" in str(implicit)
+    bare = translate_exception(
+        openai.APIConnectionError(request=request), sdk=openai, provider="openai"
+    )
+    assert "cannot connect to the server;" in str(bare)

@@ -155,3 +155,15 @@ def test_a_retry_after_of_zero_retries_at_once_and_a_negative_one_is_ignored() -
     assert policy.delay_for(now, 0) == 0.0
     odd = RateLimited("slow down", provider="openai", status=429, retry_after=-5.0)
     assert policy.delay_for(odd, 0) == 1.0  # the normal backoff
+
+
+def test_the_default_backoff_stops_growing_at_thirty_seconds() -> None:
+    policy = RetryPolicy(jitter=0.0)
+    failure = ServerError("500: boom", provider="openai", status=500)
+    assert [policy.delay_for(failure, n) for n in range(7)] == [1, 2, 4, 8, 16, 30, 30]
+
+
+def test_a_retry_after_date_in_the_past_means_retry_now() -> None:
+    now = 1_800_000_000.0
+    past = email.utils.formatdate(now - 30, usegmt=True)
+    assert parse_retry_after({"retry-after": past}, now=now) == 0.0
