@@ -197,6 +197,21 @@ JUDGED: dict[str, str] = {
     "providers/error_mapping.py:117 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: no error arrives with a status below 200 (1xx are never final)"
     ),
+    "providers/retry.py:40 ReplaceTrueWithFalse": _FROZEN,
+    "providers/retry.py:56 ReplaceTrueWithFalse": (
+        "harmless: two retry policies that differ only in their random source compare "
+        "unequal; policies are never compared"
+    ),
+    "providers/retry.py:169 ReplaceComparisonOperator_GtE_Eq": (
+        "equivalent: the attempt counts up by one from 0, so it reaches max_retries exactly"
+    ),
+    "providers/deadlines.py:84 ReplaceComparisonOperator_Lt_NotEq": (
+        "equivalent: the first-byte end is the smaller of the two deadlines, never later "
+        "than the overall one, so `<` and `!=` agree"
+    ),
+    "providers/deadlines.py:23 NumberReplacer": (
+        "harmless: the default first_byte_timeout one second longer or shorter"
+    ),
     "providers/retry.py:58 ReplaceTrueWithFalse": (
         "harmless: two retry policies that differ only in their on_retry hook compare "
         "unequal; policies are never compared"
