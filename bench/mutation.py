@@ -216,10 +216,10 @@ JUDGED: dict[str, str] = {
         "harmless: two retry policies that differ only in their on_retry hook compare "
         "unequal; policies are never compared"
     ),
-    "agent/trust.py:117 NumberReplacer": (
+    "agent/trust.py:118 NumberReplacer": (
         "harmless: the trust file indented by 1 or 3 spaces instead of 2"
     ),
-    "agent/trust.py:127 ReplaceTrueWithFalse": (
+    "agent/trust.py:128 ReplaceTrueWithFalse": (
         "equivalent: the temporary file always exists when the cleanup runs (the write or "
         "the rename failed), so missing_ok is never needed"
     ),

@@ -321,11 +321,15 @@ def test_trust_list_shows_when_each_folder_was_trusted_and_says_so_when_unknown(
     data = json.loads(store.path.read_text())
     data["projects"][str(project.resolve())]["trusted_at"] = 1_700_000_000
     data["projects"]["/by/hand"] = {"files": {".mcp.json": "0" * 64}}
+    for name, when in (("/zero", 0), ("/negative", -5), ("/epoch", 1)):
+        data["projects"][name] = {"files": {".mcp.json": "0" * 64}, "trusted_at": when}
     store.path.write_text(json.dumps(data))
     listed = CliRunner().invoke(cli, ["trust", "--list"])
     assert listed.exit_code == 0, listed.output
     assert f"{project.resolve()}  (trusted 2023-11-14 22:13: .gosling/config.toml)" in listed.output
-    assert "/by/hand  (trusted at an unknown time: .mcp.json)" in listed.output
+    for unknown in ("/by/hand", "/zero", "/negative"):
+        assert f"{unknown}  (trusted at an unknown time: .mcp.json)" in listed.output
+    assert "/epoch  (trusted 1970-01-01 00:00: .mcp.json)" in listed.output
 
 
 def test_the_same_decisions_give_the_same_trust_file_whatever_their_order(
