@@ -202,8 +202,41 @@ JUDGED: dict[str, str] = {
         "harmless: two retry policies that differ only in their random source compare "
         "unequal; policies are never compared"
     ),
-    "providers/retry.py:169 ReplaceComparisonOperator_GtE_Eq": (
+    "providers/retry.py:166 ReplaceComparisonOperator_GtE_Eq": (
         "equivalent: the attempt counts up by one from 0, so it reaches max_retries exactly"
+    ),
+    "providers/retry.py:188 ReplaceComparisonOperator_GtE_Eq": (
+        "equivalent: the attempt counts up by one from 0, so it reaches max_retries exactly"
+    ),
+    "providers/retry.py:150 NumberReplacer": (
+        "harmless: the retry number in the log line only (the hook and the user see the "
+        "right one; a test holds that)"
+    ),
+    "providers/retry.py:54 ReplaceTrueWithFalse": (
+        "harmless: two retry policies that differ only in their sleep function compare "
+        "unequal; policies are never compared"
+    ),
+    "providers/deadlines.py:22 NumberReplacer": (
+        "harmless: the default request_timeout one second longer or shorter"
+    ),
+    "providers/deadlines.py:26 ReplaceTrueWithFalse": _FROZEN,
+    "sessions/schema.py:131 NumberReplacer": (
+        "unreachable: gosling creates schema_version and writes its first row in one "
+        "transaction, so MAX(version) is never NULL in a database it made"
+    ),
+    "sessions/schema.py:163 ReplaceComparisonOperator_LtE_Lt": (
+        "equivalent: migrations run only on a database without the current schema, whose "
+        "version is 0, so no migration's version equals it"
+    ),
+    "sessions/schema.py:164 ReplaceContinueWithBreak": (
+        "equivalent while one migration exists: there is nothing after it to skip or stop at"
+    ),
+    "sessions/sqlite_rows.py:185 NumberReplacer": (
+        "equivalent: stored sequence numbers start at 0, so any start below or at 0 lets the "
+        "first one through and the order check is the same"
+    ),
+    "sessions/sqlite_store.py:87 NumberReplacer": (
+        "harmless: the default busy timeout one second longer or shorter"
     ),
     "providers/deadlines.py:84 ReplaceComparisonOperator_Lt_NotEq": (
         "equivalent: the first-byte end is the smaller of the two deadlines, never later "

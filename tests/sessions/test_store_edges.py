@@ -103,3 +103,37 @@ def test_a_restored_session_keeps_its_times_provider_model_and_counts(tmp_path: 
         assert (session.created_at, session.updated_at) == (1_700_000_000.0, 1_700_000_500.0)
         assert session.message_count == 2 and session.name_set_by_user
     store.close()
+
+
+def test_a_store_written_by_a_newer_gosling_is_refused_untouched(tmp_path: Path) -> None:
+    from gosling.sessions.errors import SchemaTooNew
+    from gosling.sessions.schema import LATEST_VERSION
+
+    path = tmp_path / "sessions.db"
+    SqliteSessionStore(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute(
+        "INSERT INTO schema_version (version, applied_at) VALUES (?, 0)", (LATEST_VERSION + 1,)
+    )
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(SchemaTooNew) as raised:
+        SqliteSessionStore(path)
+    assert f"its schema version is {LATEST_VERSION + 1}" in str(raised.value)
+    assert "Upgrade gosling" in str(raised.value)
+    assert path.read_bytes() == before
+    SqliteSessionStore(tmp_path / "current.db").close()  # the current version opens
+
+
+def test_session_ids_count_up_through_the_day_and_never_collide_after_a_delete(
+    tmp_path: Path,
+) -> None:
+    store = SqliteSessionStore(tmp_path / "sessions.db")
+    first, second, third = (store.create(working_dir=tmp_path) for _ in range(3))
+    day = first.id.split("_")[0]
+    assert [first.id, second.id, third.id] == [f"{day}_1", f"{day}_2", f"{day}_3"]
+    store.delete(second.id)
+    fourth = store.create(working_dir=tmp_path)
+    assert fourth.id == f"{day}_4"
+    assert {s.id for s in store.list_sessions()} == {first.id, third.id, fourth.id}
+    store.close()
