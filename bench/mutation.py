@@ -232,8 +232,8 @@ JUDGED: dict[str, str] = {
         "equivalent while one migration exists: there is nothing after it to skip or stop at"
     ),
     "sessions/sqlite_rows.py:185 NumberReplacer": (
-        "equivalent: stored sequence numbers start at 0, so any start below or at 0 lets the "
-        "first one through and the order check is the same"
+        "equivalent: stored sequence numbers are SQLite rowids, 1 and up, so a start of -2, "
+        "-1 or 0 lets the first one through and the order check is the same"
     ),
     "sessions/sqlite_store.py:87 NumberReplacer": (
         "harmless: the default busy timeout one second longer or shorter"
