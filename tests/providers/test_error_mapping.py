@@ -131,3 +131,13 @@ def test_an_overflow_said_only_in_an_unusual_body_field_is_still_an_overflow() -
     }
     error = classify_error(provider="openai-compatible", status=400, body=body)
     assert isinstance(error, ContextLengthExceeded)
+
+
+def test_a_body_without_a_message_falls_back_to_what_the_sdk_said() -> None:
+    error = classify_error(
+        provider="openai", status=418, body="<html>teapot</html>", message="I'm a teapot"
+    )
+    assert str(error) == "openai: 418: <html>teapot</html>"
+    said = classify_error(provider="openai", status=418, body=None, message="I'm a teapot")
+    assert str(said) == "openai: 418: I'm a teapot"
+    assert str(classify_error(provider="openai", status=418)) == "openai: 418: request failed"

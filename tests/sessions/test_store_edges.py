@@ -64,7 +64,8 @@ def test_a_file_where_the_data_directory_should_be_is_one_clear_error(tmp_path: 
     blocker.write_text("not a directory")
     with pytest.raises(StoreUnusable) as raised:
         SqliteSessionStore.open_default(blocker / "gosling")
-    assert "its directory cannot be made" in str(raised.value)
+    assert "its directory cannot be made (Not a directory: " in str(raised.value)
+    assert str(blocker) in str(raised.value)
     assert "move what is in the way aside" in str(raised.value)
 
 
@@ -137,3 +138,53 @@ def test_session_ids_count_up_through_the_day_and_never_collide_after_a_delete(
     assert fourth.id == f"{day}_4"
     assert {s.id for s in store.list_sessions()} == {first.id, third.id, fourth.id}
     store.close()
+
+
+def test_asking_about_a_session_that_does_not_exist_says_so(tmp_path: Path) -> None:
+    from gosling.sessions import SessionNotFound
+
+    store = SqliteSessionStore(tmp_path / "sessions.db")
+    kept = store.create(working_dir=tmp_path)
+    for read in (store.usage_records, store.load_messages, store.get_extension_data):
+        with pytest.raises(SessionNotFound):
+            read("20990101_1")
+        read(kept.id)  # an existing session with nothing in it is no error
+    store.close()
+
+
+def test_a_snapshot_repeating_a_message_id_is_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    from gosling.conversation import Message
+    from gosling.sessions import MessageConflict, SessionSnapshot
+
+    store = SqliteSessionStore(tmp_path / "sessions.db")
+    hello = Message.user("hello")
+    snapshot = SessionSnapshot(name="dup", working_dir=tmp_path, messages=[hello, hello])
+    with pytest.raises(MessageConflict, match="repeats a message id"):
+        store.restore(snapshot)
+    assert store.list_sessions() == []
+    store.close()
+
+
+def test_a_damaged_page_is_reported_by_the_integrity_check(tmp_path: Path) -> None:
+    from gosling.conversation import Message
+    from gosling.sessions import SessionSnapshot
+
+    path = tmp_path / "sessions.db"
+    store = SqliteSessionStore(path)
+    long = [Message.user(f"{n:03} " + "x" * 10_000) for n in range(12)]  # overflow pages
+    store.restore(SessionSnapshot(name="big", working_dir=tmp_path, messages=long))
+    store.close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.close()
+    with path.open("r+b") as raw:  # scribble over the last page: a message's overflow page
+        raw.seek(page_size * (pages - 1))
+        raw.write(b"\xff" * page_size)
+    store = SqliteSessionStore(path)
+    problems = store.check_integrity()
+    store.close()
+    assert problems, "a scribbled page must not pass as sound"
