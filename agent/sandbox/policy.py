@@ -72,8 +72,9 @@ class SandboxPolicy:
     """Files inside a hidden directory that stay visible, read-only: `/etc/resolv.conf`'s
     target under `/run`, without which no name resolves even with the network on."""
     readable: tuple[Path, ...] = ()
-    """Directories under `/tmp` or `/var/tmp` that stay visible, read-only, over the private
-    one: the user's toolchain when it lives there (a venv on PATH, gosling's own)."""
+    """Entries of `/tmp` or `/var/tmp` that stay visible, read-only, over the private one:
+    the user's toolchain when it lives there (a venv on PATH, gosling's own), and the host
+    entries a shell command names (`named_tmp`)."""
     tmp: Path | None = None
     """A host directory mounted at `/tmp` (the session's, `agent.tools.spill.session_tmp_dir`);
     None: an empty `/tmp` per process."""

@@ -313,3 +313,43 @@ def test_credential_files_in_home_are_hidden_and_the_rest_stays_readable(
     for mark in CREDENTIALS.values():
         assert mark not in output and mark not in sent and mark not in result.stdout, mark
     assert "QZKVISIBLE" in output
+
+
+@pytest.fixture
+def host_tmp() -> Iterator[Path]:
+    """An entry of the machine's own /tmp, apart from the test's temp dirs (which hold the
+    hidden GOSLING_HOME, so naming them shows nothing)."""
+    path = Path(tempfile.mkdtemp(prefix="gosling-named-", dir="/tmp"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def test_a_host_tmp_file_the_command_names_is_readable_and_nothing_else_of_tmp(
+    tmp_path: Path, outside: Path, server: FakeLLMServer, host_tmp: Path
+) -> None:
+    (host_tmp / "build.log").write_text("BUILD FAILED at step QZK-3\n")
+    other = Path(tempfile.mkdtemp(prefix="gosling-unnamed-", dir="/tmp"))
+    secret = outside / "secret.txt"
+    secret.write_text("QZKLINKED\n")
+    link = Path(f"/tmp/gosling-link-{os.getpid()}")
+    link.symlink_to(secret)
+    try:
+        repo = git_repo(tmp_path / "repo")
+        _, [read, write, listing, linked] = run_commands(
+            server,
+            repo,
+            f"cat {host_tmp}/build.log",
+            f"echo overwritten > {host_tmp}/build.log",
+            "ls -a /tmp",
+            f"cat {link}",
+        )
+    finally:
+        link.unlink()
+        shutil.rmtree(other, ignore_errors=True)
+    assert "BUILD FAILED at step QZK-3" in read
+    assert "Read-only file system" in write
+    assert (host_tmp / "build.log").read_text() == "BUILD FAILED at step QZK-3\n"
+    assert other.name not in listing  # only what a command names is shown
+    assert "QZKLINKED" not in linked  # a link out of /tmp is not followed

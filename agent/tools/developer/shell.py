@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gosling.agent.sandbox import SandboxPolicy
+from gosling.agent.sandbox.named_tmp import named_tmp_entries
 from gosling.agent.sandbox.new_repos import move_aside_new_repos, moved_note, watched_places
 from gosling.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool
 from gosling.agent.tools.developer.output import CapturedOutput
@@ -51,7 +52,9 @@ def shell_tool(state: DeveloperState) -> Tool:
                 max_lines=settings.max_output_lines,
                 max_bytes=settings.max_output_bytes,
                 spill_dir=settings.spill_dir or spill_dir_for(ctx.session_id),
-                sandbox=_with_session_tmp(settings.sandbox, ctx.session_id),
+                sandbox=_with_named_tmp(
+                    _with_session_tmp(settings.sandbox, ctx.session_id), command
+                ),
             )
         except OSError as exc:
             raise ToolError(f"Could not start the command: {exc}") from None
@@ -65,6 +68,16 @@ def shell_tool(state: DeveloperState) -> Tool:
         return ToolResult.error(text) if outcome.timed_out else ToolResult.text(text)
 
     return shell
+
+
+def _with_named_tmp(sandbox: SandboxPolicy | None, command: str) -> SandboxPolicy | None:
+    """The host `/tmp` entries the command names, readable over the private one
+    (`agent.sandbox.named_tmp`)."""
+    if sandbox is None or "/tmp/" not in command:
+        return sandbox
+    hidden = (*sandbox.hidden, *sandbox.hidden_files)
+    named = named_tmp_entries(command, hidden=hidden)
+    return replace(sandbox, readable=(*sandbox.readable, *named)) if named else sandbox
 
 
 def _with_session_tmp(
