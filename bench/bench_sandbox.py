@@ -9,7 +9,8 @@ under `$HOME`). The home is synthetic: either the credential locations issue 32 
 (`typical_home`) or every one that gosling hides (`every_location`, the most mounts a
 command can get), with a git repository as the workspace and one socket.
 
-`before` is the same measurement on `BEFORE_COMMIT` (main before this work), checked out
+`after` loads the seccomp filter as a run does (where the tree has one). `before` is the
+same measurement on `BEFORE_COMMIT` (main before this work), checked out
 in a temporary `git worktree` and imported from there by the same interpreter; `after` is
 this checkout. `python -m bench.bench_sandbox [COMMIT]` compares against another commit.
 """
@@ -35,7 +36,7 @@ RUNS = 10
 busier halfway through weighs on both alike."""
 
 _MEASURE = """
-import json, os, subprocess, sys, time
+import inspect, json, os, subprocess, sys, time
 from pathlib import Path
 from gosling.agent.sandbox import bwrap_status, choose_sandbox, plan_launch
 
@@ -43,10 +44,13 @@ workspace, runs = Path(sys.argv[1]), int(sys.argv[2])
 gosling_home = Path(os.environ["GOSLING_HOME"])
 hidden = [gosling_home / d for d in ("config", "data", "state")]
 bwrap_status()
+extra = {}
+if "filters" in inspect.signature(choose_sandbox).parameters:  # the seccomp filter, as a run
+    extra["filters"] = gosling_home / "state" / "sandbox"
 picks = []
 for _ in range(5):
     started = time.perf_counter()
-    choice = choose_sandbox("workspace-write", workspace=workspace, hidden=hidden)
+    choice = choose_sandbox("workspace-write", workspace=workspace, hidden=hidden, **extra)
     picks.append(time.perf_counter() - started)
 launch = plan_launch(["true"], cwd=workspace, env=dict(os.environ), sandbox=choice.policy)
 
