@@ -254,6 +254,20 @@ JUDGED: dict[str, str] = {
         "equivalent: open_default makes the directory 0700 right after, whatever mode it was "
         "created with (a test holds that)"
     ),
+    "sessions/schema.py:106 ReplaceComparisonOperator_Eq_Lt": (
+        "equivalent: a file size is never negative, and SQLite itself reads an empty file "
+        "as an empty database"
+    ),
+    "sessions/schema.py:136 ReplaceComparisonOperator_Eq_GtE": (
+        "equivalent: no SQLite primary result code above SQLITE_NOTADB (26) reaches here"
+    ),
+    "sessions/schema.py:155 ReplaceComparisonOperator_Gt_GtE": (
+        "equivalent: migrate runs only when the schema is not current, so the version is "
+        "never equal to the latest there"
+    ),
+    "sessions/sqlite_store.py:314 ReplaceComparisonOperator_Eq_LtE": (
+        "equivalent: an UPDATE's rowcount is never negative"
+    ),
     "sessions/sqlite_store.py:87 NumberReplacer": (
         "harmless: the default busy timeout one second longer or shorter"
     ),

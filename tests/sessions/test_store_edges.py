@@ -188,3 +188,29 @@ def test_a_damaged_page_is_reported_by_the_integrity_check(tmp_path: Path) -> No
     problems = store.check_integrity()
     store.close()
     assert problems, "a scribbled page must not pass as sound"
+
+
+def test_an_empty_file_where_the_store_should_be_becomes_a_new_store(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    path.touch()  # left by a crash before the first write, or by `touch`
+    store = SqliteSessionStore(path)
+    session = store.create(working_dir=tmp_path, name="first")
+    assert [s.name for s in store.list_sessions()] == ["first"] and session.id
+    store.close()
+
+
+def test_a_damaged_schema_page_is_named_as_damage_not_as_another_kind_of_file(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "sessions.db"
+    SqliteSessionStore(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    data = bytearray(path.read_bytes())
+    data[100:4096] = b"\xa5" * (4096 - 100)  # the schema's page, its 100-byte header kept
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptStore) as raised:
+        SqliteSessionStore(path)
+    assert "it is not an SQLite database" not in str(raised.value)
+    assert "malformed" in str(raised.value)
