@@ -259,7 +259,9 @@ JUDGED: dict[str, str] = {
         "as an empty database"
     ),
     "sessions/schema.py:136 ReplaceComparisonOperator_Eq_GtE": (
-        "equivalent: no SQLite primary result code above SQLITE_NOTADB (26) reaches here"
+        "harmless: an extended result code (SQLITE_IOERR_*, SQLITE_CORRUPT_*) would be worded "
+        "'not an SQLite database' instead of 'cannot read it'; both are CorruptStore with the "
+        "same advice"
     ),
     "sessions/schema.py:155 ReplaceComparisonOperator_Gt_GtE": (
         "equivalent: migrate runs only when the schema is not current, so the version is "
