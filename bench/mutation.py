@@ -330,7 +330,7 @@ def coverage_map(area: Area, tmp: Path) -> dict[str, dict[str, list[str]]] | Non
     one run of the area's tests under coverage with a context per test; None without
     pytest-cov (then every mutant runs the area's whole test command)."""
     try:
-        from coverage import CoverageData
+        from coverage import CoverageData  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return None
     data_file = tmp / "coverage.data"
