@@ -327,11 +327,12 @@ def host_tmp() -> Iterator[Path]:
 
 
 def test_a_host_tmp_file_the_command_names_is_readable_and_nothing_else_of_tmp(
-    tmp_path: Path, outside: Path, server: FakeLLMServer, host_tmp: Path
+    tmp_path: Path, server: FakeLLMServer, host_tmp: Path
 ) -> None:
     (host_tmp / "build.log").write_text("BUILD FAILED at step QZK-3\n")
     other = Path(tempfile.mkdtemp(prefix="gosling-unnamed-", dir="/tmp"))
-    secret = outside / "secret.txt"
+    secret = Path(os.environ["GOSLING_HOME"]) / "state" / "secret.txt"  # hidden in the sandbox
+    secret.parent.mkdir(parents=True, exist_ok=True)
     secret.write_text("QZKLINKED\n")
     link = Path(f"/tmp/gosling-link-{os.getpid()}")
     link.symlink_to(secret)
@@ -352,4 +353,4 @@ def test_a_host_tmp_file_the_command_names_is_readable_and_nothing_else_of_tmp(
     assert "Read-only file system" in write
     assert (host_tmp / "build.log").read_text() == "BUILD FAILED at step QZK-3\n"
     assert other.name not in listing  # only what a command names is shown
-    assert "QZKLINKED" not in linked  # a link out of /tmp is not followed
+    assert "QZKLINKED" not in linked  # a link into a hidden place is not followed
