@@ -198,7 +198,7 @@ JUDGED: dict[str, str] = {
         "equivalent: no error arrives with a status below 200 (1xx are never final)"
     ),
     "providers/retry.py:40 ReplaceTrueWithFalse": _FROZEN,
-    "providers/retry.py:56 ReplaceTrueWithFalse": (
+    "providers/retry.py:56 ReplaceFalseWithTrue": (
         "harmless: two retry policies that differ only in their random source compare "
         "unequal; policies are never compared"
     ),
@@ -212,7 +212,7 @@ JUDGED: dict[str, str] = {
         "harmless: the retry number in the log line only (the hook and the user see the "
         "right one; a test holds that)"
     ),
-    "providers/retry.py:54 ReplaceTrueWithFalse": (
+    "providers/retry.py:54 ReplaceFalseWithTrue": (
         "harmless: two retry policies that differ only in their sleep function compare "
         "unequal; policies are never compared"
     ),
@@ -280,7 +280,7 @@ JUDGED: dict[str, str] = {
     "providers/deadlines.py:23 NumberReplacer": (
         "harmless: the default first_byte_timeout one second longer or shorter"
     ),
-    "providers/retry.py:58 ReplaceTrueWithFalse": (
+    "providers/retry.py:58 ReplaceFalseWithTrue": (
         "harmless: two retry policies that differ only in their on_retry hook compare "
         "unequal; policies are never compared"
     ),
