@@ -15,22 +15,14 @@ from gosling.agent.config import Settings
 from gosling.agent.events import CompactionFinished
 from gosling.agent.session import AgentSession
 from gosling.context_mgmt.receipt import RECEIPTS_KEY
-from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.conversation import Message
 from gosling.prompts.locations import user_dirs
 from gosling.providers import ModelConfig, ScriptedProvider
 from gosling.sessions import SqliteSessionStore
+from tests.context_mgmt.builders import pair
 
 SUMMARY = "```json\n" + json.dumps({"user_intent": ["Fix the parser"]}) + "\n```"
 PADDING = "log line of an old command\n" * 60
-
-
-def _pair(call_id: str, name: str, arguments: dict[str, str], output: str) -> list[Message]:
-    request = ToolRequest(id=call_id, name=name, arguments=arguments)
-    response = ToolResponse(id=call_id, content=(TextContent(text=output),))
-    return [
-        Message(role="assistant", content=(request,)),
-        Message(role="user", content=(response,)),
-    ]
 
 
 def _agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **settings: object) -> Agent:
@@ -50,7 +42,7 @@ def _read(session: AgentSession, call_id: str, path: str) -> None:
     stores them."""
     wd = session.working_dir
     session.hints.record_tool_arguments({"path": path}, wd)
-    session.append(*_pair(call_id, "developer__read", {"path": path}, (wd / path).read_text()))
+    session.append(*pair(call_id, "developer__read", {"path": path}, (wd / path).read_text()))
     loaded = session.hints.load_new_hints(wd)
     if loaded:
         text = "\n\n".join(content for _, content in loaded)
@@ -88,7 +80,7 @@ async def test_the_files_touched_last_and_the_hints_in_play_come_back_from_disk(
     _read(session, "r1", "docs/guide.md")
     _read(session, "r2", "pkg/parser/tokens.py")
     _read(session, "r3", "pkg/parser/brackets.py")
-    session.append(*_pair("c1", "developer__shell", {"command": "make"}, PADDING))
+    session.append(*pair("c1", "developer__shell", {"command": "make"}, PADDING))
     session.append(Message.assistant("Reading done."), Message.user("now fix it"))
     # changed after it was read: what comes back is the file as it is now
     (repo / "pkg" / "parser" / "brackets.py").write_text("def match(s):\n    return balanced(s)\n")
@@ -170,8 +162,8 @@ async def test_credentials_files_outside_the_working_dir_and_git_internals_never
     session.append(Message.user("Look around"))
     for n, path in enumerate(["notes.txt", ".netrc", ".git/config", "../outside.txt"]):
         output = "(read earlier)"
-        session.append(*_pair(f"r{n}", "developer__read", {"path": path}, output))
-    session.append(*_pair("c1", "developer__shell", {"command": "make"}, PADDING))
+        session.append(*pair(f"r{n}", "developer__read", {"path": path}, output))
+    session.append(*pair("c1", "developer__shell", {"command": "make"}, PADDING))
     session.append(Message.assistant("Done."), Message.user("go on"))
 
     finished, view = await _compact(session)

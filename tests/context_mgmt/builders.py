@@ -38,6 +38,11 @@ def results(*pairs: tuple[str, str]) -> Message:
     )
 
 
+def pair(call_id: str, name: str, arguments: dict[str, str], output: str) -> list[Message]:
+    """One answered tool call: the assistant's request and the user message with its output."""
+    return [calls(call_id, name=name, **arguments), results((call_id, output))]
+
+
 def tool_session(rounds: int, *, task: str = "Fix the parser bug") -> list[Message]:
     """A user task followed by `rounds` tool calls, the outputs named `output-<n>`."""
     messages = [Message.user(task)]

@@ -17,10 +17,11 @@ from gosling.agent.context_report import format_context_report, report_for_agent
 from gosling.agent.events import CompactionFinished
 from gosling.context_mgmt import compact_messages
 from gosling.context_mgmt.receipt import RECEIPTS_KEY
-from gosling.conversation import Message, TextContent, ToolRequest, ToolResponse
+from gosling.conversation import Message
 from gosling.prompts.locations import user_dirs
 from gosling.providers import ModelConfig, ScriptedProvider
 from gosling.sessions import SqliteSessionStore
+from tests.context_mgmt.builders import pair
 
 SUMMARY = (
     "```json\n"
@@ -35,24 +36,15 @@ SUMMARY = (
 )
 
 
-def _pair(call_id: str, name: str, arguments: dict[str, str], output: str) -> list[Message]:
-    request = ToolRequest(id=call_id, name=name, arguments=arguments)
-    response = ToolResponse(id=call_id, content=(TextContent(text=output),))
-    return [
-        Message(role="assistant", content=(request,)),
-        Message(role="user", content=(response,)),
-    ]
-
-
 def _session_messages() -> list[Message]:
     """26 files read (one more than the trail lists), 21 failing commands (one more), 21
     distinct errors (nine more); the padding makes the history larger than its summary."""
     messages = [Message.user("Fix every case")]
     for i in range(26):
-        messages += _pair(f"r{i}", "developer__read", {"path": f"src/f{i:02}.py"}, "x = 1\n" * 40)
+        messages += pair(f"r{i}", "developer__read", {"path": f"src/f{i:02}.py"}, "x = 1\n" * 40)
     for i in range(21):
         output = f"Exit code: 1\n{'log line' * 30}\nValueError: case {i:02}"
-        messages += _pair(f"c{i}", "developer__shell", {"command": f"run {i:02}"}, output)
+        messages += pair(f"c{i}", "developer__shell", {"command": f"run {i:02}"}, output)
     messages += [Message.assistant("Still failing."), Message.user("keep going")]
     return messages
 
