@@ -95,10 +95,6 @@ def model_prompt_cache(settings: Settings, model: str, provider: str | None) -> 
 
 def configured_model_limits(settings: Settings) -> dict[str, int | ModelLimits]:
     """The `[models."..."]` limits of `settings`, as `lookup_model` takes them."""
-    return _model_limits(settings)
-
-
-def _model_limits(settings: Settings) -> dict[str, int | ModelLimits]:
     limits: dict[str, int | ModelLimits] = {}
     for name, override in settings.models.items():
         if override.context_limit is None:
@@ -141,7 +137,7 @@ def choose_provider(
                     f"Ollama at {url} has no models; pull one (`ollama pull qwen3`) or pass --model"
                 )
             name, model = "ollama", model or models[0]
-    limits = _model_limits(settings)
+    limits = configured_model_limits(settings)
     window = _server_window(name, model, settings, limits, environ, window_probe)
     if window is not None:
         limits[window[0]] = ModelLimits(window[1].tokens, None, "server", window[1].source)
@@ -260,7 +256,7 @@ def describe_effective(
     if settings.context_limit:
         window_why = f"the context_limit setting ({where.get('context_limit', 'config')})"
     else:
-        limits = lookup_model(config.model, _model_limits(settings))
+        limits = lookup_model(config.model, configured_model_limits(settings))
         if limits.source == "config":
             window_why = f'[models."{limits.matched}"] context_limit in config'
         elif limits.context_limit != config.context_limit:
