@@ -93,16 +93,17 @@ def restore_after_compaction(
     blocked = tuple(Path(os.path.realpath(p)) for p in hidden)
     files: list[RestoredFile] = []
     blocks: list[str] = []
+    room = budget
     for path in recent:
-        if len(files) >= max_files or budget - sum(f.tokens for f in files) < MIN_CUT_TOKENS:
+        if len(files) >= max_files or room < MIN_CUT_TOKENS:
             break
         text = _readable(_resolve(path, wd), wd, blocked)
         if text is None:
             continue
-        room = budget - sum(f.tokens for f in files)
         shown, tokens, cut = _fit(redact(text), room, counter)
         if not shown:
             continue
+        room -= tokens
         files.append(RestoredFile(path, tokens, cut))
         blocks.append(_file_block(path, shown, text, cut))
     if not hint_entries and not files:

@@ -166,14 +166,8 @@ class SubdirectoryHintTracker:
             for step in directories_between(wd, real)[1:]:
                 if step in handed_out and not ignore.is_ignored(step, is_dir=True):
                     steps.setdefault(step, None)
-        reader, self._reader = (
-            self._reader,
-            HintFileReader(self._reader.budget_bytes, self._reader.import_budget_bytes),
-        )
-        try:
-            loaded = [self._load_directory(step, names, boundary, ignore) for step in steps]
-        finally:
-            self._reader = reader
+        again = HintFileReader(self._reader.budget_bytes, self._reader.import_budget_bytes)
+        loaded = [self._load_directory(step, names, boundary, ignore, again) for step in steps]
         return [entry for entry in loaded if entry is not None]
 
     def _record_token(self, token: str, wd: Path) -> None:
@@ -227,8 +221,14 @@ class SubdirectoryHintTracker:
         return entries
 
     def _load_directory(
-        self, directory: Path, names: tuple[str, ...], boundary: Path, ignore: GitignoreRules
+        self,
+        directory: Path,
+        names: tuple[str, ...],
+        boundary: Path,
+        ignore: GitignoreRules,
+        reader: HintFileReader | None = None,
     ) -> tuple[str, str] | None:
+        reader = reader or self._reader
         header = self._headers.subdirectory_header(directory)
         scope = ImportScope(boundary, ignore)
         parts: list[str] = []
@@ -236,9 +236,7 @@ class SubdirectoryHintTracker:
             if ignore.is_ignored(directory / name):
                 continue
             framing = 1 if parts else len(header.encode())
-            content = self._reader.read(
-                directory / name, scope, "subdirectory", framing, confine=True
-            )
+            content = reader.read(directory / name, scope, "subdirectory", framing, confine=True)
             if content is not None:
                 parts.append(content)
         if not parts:
