@@ -1,11 +1,11 @@
 """The `gosling` command's entry point: when a package of the command line's own stack (the
 `cli` extra) is not installed, a library-only install says what to do instead of failing
-with a traceback from an import deep inside."""
+with a traceback from an import deep inside. The root `--help` and `--version` are answered
+from `agent.cli.commands` before click is imported at all."""
 
 from __future__ import annotations
 
 import sys
-from importlib.util import find_spec
 
 CLI_MODULES = (
     "click",
@@ -22,12 +22,22 @@ INSTALL_HINT = "pip install 'gosling-agent[cli]'"
 
 
 def missing_modules() -> list[str]:
+    from importlib.util import find_spec
+
     return [name for name in CLI_MODULES if find_spec(name) is None]
 
 
 def main() -> None:
     """Run the command; a module of the `cli` extra that is not installed ends it with one
     line naming the install command (looked for only then, so start-up pays nothing)."""
+    from gosling.agent.cli.commands import root_reply
+    from gosling.agent.version import __version__
+
+    reply = root_reply(sys.argv[1:], __version__)
+    if reply is not None:
+        sys.stdout.write(reply)
+        sys.stdout.flush()
+        return
     try:
         from gosling.agent.cli.main import main as cli_main
 

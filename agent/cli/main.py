@@ -12,67 +12,8 @@ from typing import Any
 
 import click
 
+from gosling.agent.cli.commands import COMMANDS, ROOT_DOC
 from gosling.agent.version import __version__
-
-# name -> ("module", "attribute", "one-line help"). Help text is here so --help imports nothing.
-COMMANDS: dict[str, tuple[str, str, str]] = {
-    "acp": (
-        "gosling.agent.acp.command",
-        "acp_command",
-        "Serve the Agent Client Protocol on stdio, for editors.",
-    ),
-    "batch": (
-        "gosling.batch.cli",
-        "batch_command",
-        "Run many tasks headlessly, on a local pool or on Ray.",
-    ),
-    "run": (
-        "gosling.agent.cli.run_cmd",
-        "run_command",
-        "Run one prompt headlessly; the answer goes to stdout.",
-    ),
-    "config": (
-        "gosling.agent.cli.config_cmd",
-        "config_group",
-        "Show or change settings (show, set, unset, path, provider).",
-    ),
-    "configure": (
-        "gosling.agent.cli.configure_cmd",
-        "configure_command",
-        "Set provider, model, base URL and mode by answering questions.",
-    ),
-    "hints": (
-        "gosling.agent.cli.hints_cmd",
-        "hints_command",
-        "Show which hint files load for a directory.",
-    ),
-    "hooks": (
-        "gosling.agent.cli.hooks_cmd",
-        "hooks_command",
-        "List the configured hooks and where each came from.",
-    ),
-    "context": (
-        "gosling.agent.cli.context_cmd",
-        "context_group",
-        "Replay a session through the context pipeline.",
-    ),
-    "session": (
-        "gosling.agent.cli.session_cmd",
-        "session_command",
-        "Chat with the agent interactively (the default).",
-    ),
-    "trust": (
-        "gosling.agent.cli.trust_cmd",
-        "trust_command",
-        "Trust a folder's project config (or --list, --revoke DIR).",
-    ),
-    "sessions": (
-        "gosling.agent.cli.sessions_cmd",
-        "sessions_group",
-        "List, show, rename, remove, export and import sessions.",
-    ),
-}
-
 
 SESSION_ALIASES = frozenset({"list", "ls", "show", "rename", "rm", "export", "import"})
 """Words after `gosling session` that can only mean the `sessions` command."""
@@ -180,15 +121,13 @@ def _result_for_scripts(exc: click.ClickException) -> None:
 
 @click.group(
     cls=LazyGroup,
+    help=ROOT_DOC,
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.version_option(__version__, "-v", "-V", "--version", prog_name="gosling")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
-    """gosling: an agent runtime with goose-grade context management.
-
-    Run without a command on a terminal to start an interactive session."""
     from gosling.agent.user_inputs import use_user_prompts
 
     use_user_prompts()  # the command line reads the user's prompt overrides; the library does not
