@@ -76,12 +76,15 @@ ROOT_DOC = """gosling: an agent runtime with goose-grade context management.
 
 Run without a command on a terminal to start an interactive session."""
 
+HELP_FLAGS = ("-h", "--help")
+VERSION_FLAGS = ("-v", "-V", "--version")
+"""The root options, as click declares them in `agent.cli.main` and as the page lists them."""
 ROOT_OPTION_ROWS = (
-    ("-v, -V, --version", "Show the version and exit."),
-    ("-h, --help", "Show this message and exit."),
+    (", ".join(VERSION_FLAGS), "Show the version and exit."),
+    (", ".join(HELP_FLAGS), "Show this message and exit."),
 )
-HELP_WORDS = frozenset({"-h", "--help", "help"})
-VERSION_WORDS = frozenset({"-v", "-V", "--version", "version"})
+HELP_WORDS = frozenset({*HELP_FLAGS, "help"})
+VERSION_WORDS = frozenset({*VERSION_FLAGS, "version"})
 CLICK_MAX_WIDTH = 80
 """Click formats help to the terminal's width, at most this, less two columns."""
 

@@ -12,14 +12,14 @@ from typing import Any
 
 import click
 
-from gosling.agent.cli.commands import COMMANDS, ROOT_DOC
+from gosling.agent.cli.commands import COMMANDS, HELP_FLAGS, ROOT_DOC, VERSION_FLAGS
 from gosling.agent.version import __version__
 
 SESSION_ALIASES = frozenset({"list", "ls", "show", "rename", "rm", "export", "import"})
 """Words after `gosling session` that can only mean the `sessions` command."""
 COMMAND_ALIASES = {"exec": "run"}
 """Other CLIs' command words that mean one of ours (Codex's `exec`)."""
-ROOT_OPTIONS = frozenset({"-h", "--help", "-v", "-V", "--version"})
+ROOT_OPTIONS = frozenset({*HELP_FLAGS, *VERSION_FLAGS})
 PRINT_FLAGS = frozenset({"-p", "--print"})
 
 
@@ -123,9 +123,9 @@ def _result_for_scripts(exc: click.ClickException) -> None:
     cls=LazyGroup,
     help=ROOT_DOC,
     invoke_without_command=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings={"help_option_names": list(HELP_FLAGS)},
 )
-@click.version_option(__version__, "-v", "-V", "--version", prog_name="gosling")
+@click.version_option(__version__, *VERSION_FLAGS, prog_name="gosling")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     from gosling.agent.user_inputs import use_user_prompts
