@@ -1,7 +1,8 @@
 """The `gosling` command's entry point: when a package of the command line's own stack (the
 `cli` extra) is not installed, a library-only install says what to do instead of failing
 with a traceback from an import deep inside. The root `--help` and `--version` are answered
-from `agent.cli.commands` before click is imported at all."""
+from `agent.cli.commands` before click is imported at all (once the extra is known to be
+installed: a page of commands that cannot run would only defer the error)."""
 
 from __future__ import annotations
 
@@ -29,12 +30,13 @@ def missing_modules() -> list[str]:
 
 def main() -> None:
     """Run the command; a module of the `cli` extra that is not installed ends it with one
-    line naming the install command (looked for only then, so start-up pays nothing)."""
+    line naming the install command (looked for up front only for the quick root pages, and
+    otherwise once an import has failed, so a command's start-up pays nothing)."""
     from gosling.agent.cli.commands import root_reply
     from gosling.agent.version import __version__
 
     reply = root_reply(sys.argv[1:], __version__)
-    if reply is not None:
+    if reply is not None and not missing_modules():
         sys.stdout.write(reply)
         sys.stdout.flush()
         return

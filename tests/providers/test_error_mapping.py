@@ -29,7 +29,9 @@ def anthropic_body(kind: str, message: str) -> dict[str, Any]:
         (429, anthropic_body("rate_limit_error", "slow down"), RateLimited),
         (529, anthropic_body("overloaded_error", "Overloaded"), RateLimited),
         (500, anthropic_body("api_error", "Internal server error"), ServerError),
+        (500, "<html>Internal Server Error</html>", ServerError),
         (502, "<html>Bad Gateway</html>", ServerError),
+        (499, "<html>Client Closed Request</html>", RequestFailed),
         (408, None, ServerError),
         (
             400,
@@ -41,6 +43,7 @@ def anthropic_body(kind: str, message: str) -> dict[str, Any]:
         # errors inside a 200 stream (Anthropic `error` event; the SDK reports status 200)
         (200, anthropic_body("overloaded_error", "Overloaded"), RateLimited),
         (200, anthropic_body("api_error", "Internal server error"), ServerError),
+        (200, anthropic_body("stream_interrupted", "upstream went away"), ServerError),
         (
             200,
             anthropic_body("invalid_request_error", "prompt is too long: 1 > 0"),
@@ -119,7 +122,7 @@ def test_an_error_inside_a_stream_names_its_type_not_a_status() -> None:
 def test_only_a_404_gets_the_model_name_and_base_url_hint() -> None:
     missing = classify_error(provider="openai", status=404, body={"error": {"message": "nope"}})
     assert "(check the model name and the base URL)" in str(missing)
-    for status in (405, 413, 422):
+    for status in (400, 402, 405, 413, 422):
         other = classify_error(provider="openai", status=status, body={"error": {"message": "x"}})
         assert isinstance(other, RequestFailed) and "check the model name" not in str(other)
 

@@ -163,6 +163,11 @@ def test_the_default_backoff_stops_growing_at_thirty_seconds() -> None:
     assert [policy.delay_for(failure, n) for n in range(7)] == [1, 2, 4, 8, 16, 30, 30]
 
 
+def test_an_unreadable_retry_after_ms_falls_back_to_retry_after() -> None:
+    assert parse_retry_after({"retry-after-ms": "soon", "retry-after": "3"}) == 3.0
+    assert parse_retry_after({"retry-after-ms": "soon"}) is None
+
+
 def test_a_retry_after_date_in_the_past_means_retry_now() -> None:
     now = 1_800_000_000.0
     past = email.utils.formatdate(now - 30, usegmt=True)
