@@ -11,7 +11,9 @@ machine is shared):
 - `exit_s`: from the last byte gosling wrote (stdout or stderr) to the process ending;
 - `help_ratio`: `gosling --help` over a bare `python -c pass`;
 - `command`: one `developer__shell` command (`true`) through `run_command`, sandbox off and
-  on: the whole call, the spawn alone, and the leftovers check (`kill_leftovers`);
+  on: the whole call, the spawn alone, and the leftovers check (`kill_leftovers`), in a
+  process that has loaded what a run loads (both SDKs and the tokenizer: `fork()` copies
+  its memory, so a small probe would hide what the old path cost);
 - `loop`: a real `gosling run` of `--steps` shell steps (each prints 8 KB, `bench.cost_loop`'s
   outputs, through `cat`), 200k window: wall time, wall time per step, peak RSS of the gosling
   process, and what the wire carried (bytes, and o200k tokens of every text the requests held)
@@ -196,9 +198,17 @@ from gosling.agent.sandbox import choose_sandbox, plan_launch, spawn
 from gosling.agent.sandbox.launch import release
 from gosling.agent.tools.developer.process import run_command, shell_environment
 
+# the size of a real run's process: what fork() copied (and vfork does not) grows with it
+import anthropic, openai  # noqa: F401
+from gosling.context_mgmt.tokens import TokenCounter
+TokenCounter().count_text("warm up the tokenizer")
+def rss_mib():
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
 work = Path(sys.argv[1]); calls = int(sys.argv[2])
 async def main():
-    out = {}
+    out = {"probe_rss_mib": round(rss_mib(), 1)}
     choice = choose_sandbox("workspace-write", workspace=work)
     for name, policy in (("off", None), ("on", choice.policy)):
         if name == "on" and policy is None:
@@ -382,6 +392,7 @@ def measure(
                     k: round(statistics.median(p[k] for p in picked), 3)
                     for k in ("call_ms", "spawn_ms", "leftovers_ms")
                 }
+            figures["probe_rss_mib"] = commands[tree.label][0]["probe_rss_mib"]
             figures["load"] = [s["load"] for s in commands[tree.label]]
             result[tree.label]["command"] = figures
         if loop_runs and "loop" in only:
