@@ -17,7 +17,10 @@ machine is shared):
 - `loop`: a real `gosling run` of `--steps` shell steps (each prints 8 KB, `bench.cost_loop`'s
   outputs, through `cat`), 200k window: wall time, wall time per step, peak RSS of the gosling
   process, and what the wire carried (bytes, and o200k tokens of every text the requests held)
-  beside what `bench.cost_loop`'s simulation counts for the same loop.
+  beside what `bench.cost_loop`'s simulation counts for the same loop;
+- `split`: the same loop once more with tracing on, and each step's time split from the
+  run's own spans into model calls, tool calls and the rest of the turn (pipeline, store,
+  events), with the start and exit outside the turn.
 
 `--before REF` measures REF too, from a detached worktree at /tmp/speed-before-<sha> run
 with this venv's interpreter and its own `PYTHONPATH` (the bench and the fake server are
@@ -276,7 +279,9 @@ def _text_tokens(body: Any, count: Callable[[str], int]) -> int:
     return total
 
 
-def loop_sample(tree: Tree, steps: int, provider: str = "anthropic") -> dict[str, Any]:
+def loop_sample(
+    tree: Tree, steps: int, provider: str = "anthropic", extra_env: dict[str, str] | None = None
+) -> dict[str, Any]:
     from bench.cost_loop import call_id, shell_output
     from gosling.context_mgmt.tokens import default_counter
     from tests.fakes import FakeLLMServer, FakeToolCall, FakeUsage, Turn
@@ -310,7 +315,7 @@ def loop_sample(tree: Tree, steps: int, provider: str = "anthropic") -> dict[str
         argv += ["--context-limit", str(WINDOW), "--base-url", url, "--max-turns", "100000"]
         argv += ["-t", "The test suite fails. Find out why and fix it."]
         load = _load()
-        run = timed_run(argv, cwd=work, env=tree.env(Path(tmp) / "home"))
+        run = timed_run(argv, cwd=work, env=tree.env(Path(tmp) / "home", **(extra_env or {})))
         if run.returncode != 0:
             raise RuntimeError(f"{tree.label}: loop run failed: {run.stderr.decode()[-2000:]}")
         served = len(server.model_requests())
@@ -322,6 +327,37 @@ def loop_sample(tree: Tree, steps: int, provider: str = "anthropic") -> dict[str
         "wire_bytes": sum(size for size, _ in wire),
         "wire_text_tokens": sum(tokens for _, tokens in wire),
         "load": load,
+    }
+
+
+def split_sample(tree: Tree, steps: int, provider: str = "anthropic") -> dict[str, Any]:
+    """Where a loop step's time goes, from the run's own OpenTelemetry trace (sent to the
+    loopback OTLP receiver): the model calls (`chat` spans: the SDK building, sending and
+    parsing, the fake server answering at once), the tool calls (`execute_tool`: spawn,
+    sandbox, wait and the tool's own handling of the output) and the rest of the turn
+    (`invoke_agent` minus both: the context pipeline, the store's commits, events and
+    output), each per step; plus the run's start and exit outside the turn. Tracing adds
+    its own cost, so these come from a separate run from the timed loop."""
+    from tests.fakes.otlp_receiver import OtlpReceiver
+
+    with OtlpReceiver("http") as receiver:
+        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_TRACES_EXPORTER": "otlp"}
+        sample = loop_sample(tree, steps, provider, extra_env=env)
+        spans = receiver.spans()
+
+    def total_ms(prefix: str) -> float:
+        chosen = [s for s in spans if s.name.startswith(prefix)]
+        return sum(s.end_ns - s.start_ns for s in chosen) / 1e6
+
+    turn, chat, tool = total_ms("invoke_agent"), total_ms("chat "), total_ms("execute_tool")
+    return {
+        "model_call_ms": chat / steps,
+        "tool_call_ms": tool / steps,
+        "rest_of_turn_ms": (turn - chat - tool) / steps,
+        "outside_turn_s": sample["wall_s"] - turn / 1000,
+        "traced_per_step_ms": sample["per_step_ms"],
+        "spans": len(spans),
+        "load": sample["load"],
     }
 
 
@@ -351,7 +387,7 @@ def measure(
     loop_runs: int,
     steps: int,
     calls: int,
-    only: Sequence[str] = ("run", "help", "command", "loop"),
+    only: Sequence[str] = ("run", "help", "command", "loop", "split"),
 ) -> dict[str, Any]:
     result: dict[str, Any] = {tree.label: {} for tree in trees}
     with tempfile.TemporaryDirectory(prefix="speed-homes-") as homes:
@@ -413,6 +449,17 @@ def measure(
                     figures["wire_text_tokens"] / max(simulated, 1), 3
                 )
                 result[tree.label]["loop"] = figures
+        if loop_runs and "split" in only:
+            splits: dict[str, list[dict[str, Any]]] = {t.label: [] for t in trees}
+            for _ in range(loop_runs):
+                for tree in trees:
+                    splits[tree.label].append(split_sample(tree, steps))
+            for tree in trees:
+                result[tree.label]["split"] = _summary(
+                    splits[tree.label],
+                    ("model_call_ms", "tool_call_ms", "rest_of_turn_ms", "outside_turn_s",
+                     "traced_per_step_ms", "spans"),
+                )  # fmt: skip
     return result
 
 
@@ -428,7 +475,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--loop-runs", type=int, default=1)
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--calls", type=int, default=30, help="commands per command sample")
-    parser.add_argument("--only", choices=["run", "help", "command", "loop"], action="append")
+    parser.add_argument(
+        "--only", choices=["run", "help", "command", "loop", "split"], action="append"
+    )
     args = parser.parse_args(argv)
     trees = [Tree("current", REPO)]
     if args.before:
@@ -440,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
         loop_runs=args.loop_runs,
         steps=args.steps,
         calls=args.calls,
-        only=args.only or ("run", "help", "command", "loop"),
+        only=args.only or ("run", "help", "command", "loop", "split"),
     )
     print(json.dumps({"started": started, "cpus": os.cpu_count(), **result}, indent=2))
     return 0

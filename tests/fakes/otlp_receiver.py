@@ -30,6 +30,9 @@ class ReceivedSpan:
     """(trace id, span id) of each link."""
     service: str = ""
     status_code: int = 0
+    start_ns: int = 0
+    end_ns: int = 0
+    """Start and end, nanoseconds since the epoch, as the exporter sent them."""
 
 
 def _value(any_value: Any) -> Any:
@@ -64,6 +67,8 @@ def _spans(request: Any) -> list[ReceivedSpan]:
                         links=[(ln.trace_id.hex(), ln.span_id.hex()) for ln in span.links],
                         service=str(resource.get("service.name", "")),
                         status_code=span.status.code,
+                        start_ns=span.start_time_unix_nano,
+                        end_ns=span.end_time_unix_nano,
                     )
                 )
     return found
