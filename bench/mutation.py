@@ -232,28 +232,44 @@ JUDGED: dict[str, str] = {
         "harmless: the default request_timeout one second longer or shorter"
     ),
     "providers/deadlines.py:26 ReplaceTrueWithFalse": _FROZEN,
-    "sessions/schema.py:131 NumberReplacer": (
+    "sessions/schema.py:137 NumberReplacer": (
         "unreachable: gosling creates schema_version and writes its first row in one "
         "transaction, so MAX(version) is never NULL in a database it made"
     ),
-    "sessions/schema.py:163 ReplaceComparisonOperator_LtE_Lt": (
+    "sessions/schema.py:169 ReplaceComparisonOperator_LtE_Lt": (
         "equivalent: migrations run only on a database without the current schema, whose "
         "version is 0, so no migration's version equals it"
     ),
-    "sessions/schema.py:164 ReplaceContinueWithBreak": (
+    "sessions/schema.py:170 ReplaceContinueWithBreak": (
         "equivalent while one migration exists: there is nothing after it to skip or stop at"
     ),
     "sessions/sqlite_rows.py:185 NumberReplacer": (
         "equivalent: stored sequence numbers are SQLite rowids, 1 and up, so a start of -2, "
         "-1 or 0 lets the first one through and the order check is the same"
     ),
-    "sessions/schema.py:154 NumberReplacer": (
+    "sessions/schema.py:160 NumberReplacer": (
         "unreachable: gosling creates schema_version and writes its first row in one "
         "transaction, so MAX(version) is never NULL in a database it made"
     ),
-    "sessions/schema.py:157 ReplaceComparisonOperator_Lt_LtE": (
+    "sessions/schema.py:163 ReplaceComparisonOperator_Lt_LtE": (
         "equivalent: migrate runs only when the schema is not current, so the version is "
         "never equal to the latest there"
+    ),
+    "sessions/schema.py:160 ReplaceOrWithAnd": (
+        "equivalent while one migration exists: migrate runs only on a database without the "
+        "current schema, whose MAX(version) is NULL, so `or 0` and `and 0` both give 0"
+    ),
+    "sessions/sqlite_rows.py:185 ReplaceUnaryOperator_USub_UAdd": (
+        "equivalent: stored sequence numbers are SQLite rowids, 1 and up, so a start of +1 "
+        "lets the first one through and the order check is the same"
+    ),
+    "sessions/sqlite_rows.py:185 ReplaceUnaryOperator_USub_Invert": (
+        "equivalent: stored sequence numbers are SQLite rowids, 1 and up, so a start of ~1 "
+        "(-2) lets the first one through and the order check is the same"
+    ),
+    "sessions/sqlite_rows.py:185 ReplaceUnaryOperator_Delete_USub": (
+        "equivalent: stored sequence numbers are SQLite rowids, 1 and up, so a start of 1 "
+        "lets the first one through and the order check is the same"
     ),
     "sessions/sqlite_rows.py:166 NumberReplacer": (
         "equivalent for row[-1]: the query selects one column, so it is row[0]"
@@ -266,16 +282,16 @@ JUDGED: dict[str, str] = {
         "equivalent: open_default makes the directory 0700 right after, whatever mode it was "
         "created with (a test holds that)"
     ),
-    "sessions/schema.py:106 ReplaceComparisonOperator_Eq_Lt": (
+    "sessions/schema.py:112 ReplaceComparisonOperator_Eq_Lt": (
         "equivalent: a file size is never negative, and SQLite itself reads an empty file "
         "as an empty database"
     ),
-    "sessions/schema.py:136 ReplaceComparisonOperator_Eq_GtE": (
+    "sessions/schema.py:142 ReplaceComparisonOperator_Eq_GtE": (
         "harmless: an extended result code (SQLITE_IOERR_*, SQLITE_CORRUPT_*) would be worded "
         "'not an SQLite database' instead of 'cannot read it'; both are CorruptStore with the "
         "same advice"
     ),
-    "sessions/schema.py:155 ReplaceComparisonOperator_Gt_GtE": (
+    "sessions/schema.py:161 ReplaceComparisonOperator_Gt_GtE": (
         "equivalent: migrate runs only when the schema is not current, so the version is "
         "never equal to the latest there"
     ),

@@ -103,6 +103,12 @@ def probe(path: Path) -> int:
         size = path.stat().st_size
     except FileNotFoundError:
         return 0
+    except OSError as exc:  # a name too long, a loop of links, an unreadable directory
+        raise StoreUnusable(
+            path,
+            f"it cannot be looked at ({exc.strerror or exc})",
+            "Point GOSLING_HOME (or XDG_DATA_HOME) at a directory you can read and write.",
+        ) from exc
     if size == 0:
         return 0
     # Never open the file other than through SQLite: closing any descriptor of it drops

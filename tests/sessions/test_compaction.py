@@ -99,9 +99,10 @@ def test_changing_stored_content_is_refused(store: SqliteSessionStore) -> None:
     session = store.create(working_dir="/w")
     original = Message.user("original")
     store.append_messages(session.id, [original])
-    edited = original.with_content([TextContent(text="edited")])
-    with pytest.raises(MessageConflict, match="new id"):
-        store.replace_agent_view(session.id, [edited])
+    for text in ("edited", "replaced"):  # whichever way the new content sorts
+        edited = original.with_content([TextContent(text=text)])
+        with pytest.raises(MessageConflict, match="new id"):
+            store.replace_agent_view(session.id, [edited])
     assert store.load_messages(session.id) == [original]
 
 

@@ -231,6 +231,15 @@ def test_store_file_and_directory_are_private(tmp_path: Path) -> None:
     assert (data / "sessions.db").stat().st_mode & 0o077 == 0
 
 
+def test_a_state_dir_whose_parents_do_not_exist_yet_is_made(tmp_path: Path) -> None:
+    data = tmp_path / "fresh-home" / ".local" / "share" / "gosling"
+    with SqliteSessionStore.open_default(data) as store:
+        session = store.create(working_dir="/w")
+    with SqliteSessionStore.open_default(data) as again:  # and opened again as it is
+        assert str(again.get(session.id).working_dir) == "/w"
+    assert data.stat().st_mode & 0o777 == 0o700
+
+
 def test_database_settings(db_path: Path) -> None:
     SqliteSessionStore(db_path).close()
     conn = sqlite3.connect(db_path)

@@ -214,3 +214,40 @@ def test_a_damaged_schema_page_is_named_as_damage_not_as_another_kind_of_file(
         SqliteSessionStore(path)
     assert "it is not an SQLite database" not in str(raised.value)
     assert "malformed" in str(raised.value)
+
+
+def test_a_store_name_the_system_refuses_is_one_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / ("s" * 300 + ".db")  # longer than any file name the system allows
+    with pytest.raises(StoreUnusable) as raised:
+        SqliteSessionStore(path)
+    assert "File name too long" in str(raised.value)
+    assert "Point GOSLING_HOME" in str(raised.value)
+
+
+def test_a_store_file_that_cannot_be_made_is_one_clear_error(tmp_path: Path) -> None:
+    from gosling.sessions import StoreUnwritable
+
+    path = tmp_path / "sessions.db"  # a link left to a drive that is not mounted
+    path.symlink_to(tmp_path / "unmounted" / "gosling" / "sessions.db")
+    with pytest.raises(StoreUnwritable) as raised:
+        SqliteSessionStore(path)
+    assert "No such file or directory" in str(raised.value)
+    assert "Check that the disk has space and is writable" in str(raised.value)
+
+
+def test_an_sqlite_file_without_tables_gets_the_schema(tmp_path: Path) -> None:
+    from gosling.conversation import Message
+
+    path = tmp_path / "sessions.db"
+    made = sqlite3.connect(path)  # made by another tool: a database, but no tables yet
+    made.execute("PRAGMA user_version = 0")
+    made.execute("CREATE TABLE scratch (x)")
+    made.execute("DROP TABLE scratch")
+    made.commit()
+    made.close()
+    assert path.stat().st_size > 0
+    with SqliteSessionStore(path) as store:
+        session = store.create(working_dir="/w")
+        store.append_messages(session.id, [Message.user("kept")])
+    with SqliteSessionStore(path) as store:
+        assert [m.text for m in store.load_messages(session.id)] == ["kept"]
