@@ -271,6 +271,12 @@ JUDGED: dict[str, str] = {
         "equivalent: stored sequence numbers are SQLite rowids, 1 and up, so a start of 1 "
         "lets the first one through and the order check is the same"
     ),
+    "sessions/sqlite_store.py:212 NumberReplacer": (
+        "equivalent for row[-1]: the query selects one column (the id), so it is row[0]"
+    ),
+    "sessions/sqlite_store.py:245 ReplaceUnaryOperator_USub_Invert": (
+        "equivalent: SQLite reads any negative LIMIT as no limit, and ~1 is -2"
+    ),
     "sessions/sqlite_rows.py:166 NumberReplacer": (
         "equivalent for row[-1]: the query selects one column, so it is row[0]"
     ),

@@ -137,6 +137,9 @@ def test_session_ids_count_up_through_the_day_and_never_collide_after_a_delete(
     fourth = store.create(working_dir=tmp_path)
     assert fourth.id == f"{day}_4"
     assert {s.id for s in store.list_sessions()} == {first.id, third.id, fourth.id}
+    more = [store.create(working_dir=tmp_path).id for _ in range(9)]  # past two digits
+    assert more[-2:] == [f"{day}_12", f"{day}_13"]
+    assert len(store.list_sessions()) == 12
     store.close()
 
 
