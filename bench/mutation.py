@@ -288,6 +288,9 @@ JUDGED: dict[str, str] = {
         "equivalent: open_default makes the directory 0700 right after, whatever mode it was "
         "created with (a test holds that)"
     ),
+    "sessions/schema.py:112 ReplaceComparisonOperator_Eq_LtE": (
+        "equivalent: a file size is never negative, so `<= 0` is `== 0`"
+    ),
     "sessions/schema.py:112 ReplaceComparisonOperator_Eq_Lt": (
         "equivalent: a file size is never negative, and SQLite itself reads an empty file "
         "as an empty database"

@@ -56,7 +56,7 @@ def make_store_directory(path: Path) -> None:
     except OSError as exc:
         raise StoreUnusable(
             path,
-            f"its directory cannot be made ({exc.strerror or exc}: {exc.filename or path.parent})",
+            f"its directory cannot be made ({exc.strerror or exc}: {_in_the_way(path, exc)})",
             "Point GOSLING_HOME (or XDG_DATA_HOME) at a directory you can write, or move "
             "what is in the way aside.",
         ) from exc
@@ -512,3 +512,12 @@ class SqliteSessionStore:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _in_the_way(path: Path, exc: OSError) -> str:
+    """What stops the store's directory being made: the nearest file where a directory of
+    the path should be, else the path the system named."""
+    for parent in (path.parent, *path.parent.parents):
+        if parent.exists() and not parent.is_dir():
+            return str(parent)
+    return str(exc.filename or path.parent)
