@@ -210,6 +210,11 @@ JUDGED: dict[str, str] = {
         "status is left out of the label for 200 alone either way"
     ),
     "providers/retry.py:40 ReplaceTrueWithFalse": _FROZEN,
+    "providers/retry.py:64 NumberReplacer": (
+        "harmless for `>= -1`: a parsed retry-after is never below 0, and one built between "
+        "-1 and 0 would wait a negative time, which is retrying at once, as 0 does (`>= 1` "
+        "is caught: a retry-after of 0 must not fall back to the backoff)"
+    ),
     "providers/retry.py:56 ReplaceFalseWithTrue": (
         "harmless: two retry policies that differ only in their random source compare "
         "unequal; policies are never compared"

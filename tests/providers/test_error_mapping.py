@@ -33,6 +33,7 @@ def anthropic_body(kind: str, message: str) -> dict[str, Any]:
         (502, "<html>Bad Gateway</html>", ServerError),
         (499, "<html>Client Closed Request</html>", RequestFailed),
         (408, None, ServerError),
+        (409, anthropic_body("conflict", "concurrent request"), ServerError),
         (
             400,
             anthropic_body("invalid_request_error", "messages: roles must alternate"),
