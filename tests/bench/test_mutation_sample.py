@@ -67,3 +67,12 @@ def test_sample_and_seed_take_whole_numbers_and_say_so() -> None:
     for bad in (["--sample"], ["--sample", "0"], ["--seed", "x"]):
         with pytest.raises(SystemExit, match=r"takes a whole number of [01] or more"):
             _options(bad)
+
+
+def test_only_survivors_judged_equivalent_or_unreachable_leave_the_kill_rate() -> None:
+    from bench.mutation import JUDGED, is_equivalent
+
+    for survivor, why in JUDGED.items():  # every judgement says which of the three it is
+        assert why.startswith(("equivalent", "unreachable", "harmless")), survivor
+        assert is_equivalent(survivor) == (not why.startswith("harmless")), survivor
+    assert not is_equivalent("providers/retry.py:1 NotJudgedYet")
