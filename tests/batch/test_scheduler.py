@@ -85,8 +85,12 @@ def test_a_lost_worker_is_retried_and_a_failed_task_is_not(tmp_path: Path) -> No
         return Finished(job, outcome(job, code=1))
 
     backend = FakeBackend(2, decide)
+    said = io.StringIO()
 
-    summary = scheduler(tmp_path, backend, tasks(("dies", None), ("fails", None)), retries=2).run()
+    summary = Scheduler(
+        tasks(("dies", None), ("fails", None)), backend, OutputDir(tmp_path / "out"),
+        PlainProgress(said), retries=2,
+    ).run()  # fmt: skip
 
     attempts = Counter(j.task.id for j in backend.submitted)
     assert attempts == {"dies": 3, "fails": 1}
@@ -94,6 +98,11 @@ def test_a_lost_worker_is_retried_and_a_failed_task_is_not(tmp_path: Path) -> No
     assert done["dies"]["exit_code"] == 1 and done["dies"]["attempts"] == 3
     assert "gave up after 3 attempts" in done["dies"]["error"]
     assert (summary.failed, summary.retries, summary.exit_code) == (2, 2, 1)
+    notes = [line for line in said.getvalue().splitlines() if "retrying" in line]
+    assert notes == [
+        "batch: dies: worker process died; retrying (attempt 2)",
+        "batch: dies: worker process died; retrying (attempt 3)",
+    ]
 
 
 def test_first_ctrl_c_finishes_running_tasks_and_dispatches_no_more(tmp_path: Path) -> None:
