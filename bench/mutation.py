@@ -212,6 +212,10 @@ JUDGED: dict[str, str] = {
         "equivalent: no error arrives with a status below 200 (1xx are never final), so the "
         "status is left out of the label for 200 alone either way"
     ),
+    "batch/local_pool.py:33 NumberReplacer": (
+        "harmless: the pool waits one second longer or shorter for its workers to exit on "
+        "close before stopping them"
+    ),
     "providers/retry.py:40 ReplaceTrueWithFalse": _FROZEN,
     "providers/retry.py:64 NumberReplacer": (
         "harmless for `>= -1`: a parsed retry-after is never below 0, and one built between "
