@@ -212,6 +212,18 @@ JUDGED: dict[str, str] = {
         "equivalent: no error arrives with a status below 200 (1xx are never final), so the "
         "status is left out of the label for 200 alone either way"
     ),
+    "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
+        "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
+        "negative, so `<= 0` is `== 0`"
+    ),
+    "batch/scheduler.py:179 ReplaceComparisonOperator_Lt_NotEq": (
+        "equivalent: a provider's running count starts at 0 and no job is dispatched once it "
+        "reaches the limit, so it is never above it and `!=` is `<`"
+    ),
+    "batch/local_pool.py:115 NumberReplacer": (
+        "equivalent: the shared pause ends at a monotonic time; 1.0 or -1.0 instead of 0.0 "
+        "is as far in the past (the clock counts seconds since boot) and pauses nothing"
+    ),
     "batch/local_pool.py:33 NumberReplacer": (
         "harmless: the pool waits one second longer or shorter for its workers to exit on "
         "close before stopping them"
