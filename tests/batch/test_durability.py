@@ -37,6 +37,21 @@ def test_a_result_line_cut_short_by_a_crash_is_dropped_and_its_task_runs_again(
     assert [json.loads(line)["task_id"] for line in lines] == ["one", "two"]
 
 
+def test_a_damaged_result_line_is_named_by_its_number_and_nothing_runs(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    good = json.dumps({"task_id": "one", "exit_code": 0}) + "\n"
+    (out / "results.jsonl").write_text(good + "{not json}\n" + good)
+    backend = FakeBackend(1, lambda job: Finished(job, outcome(job)))
+
+    with pytest.raises(ValueError, match=r"results\.jsonl:2: not a result line") as raised:
+        scheduler(tmp_path, backend, tasks(("one", None), ("two", None))).run()
+
+    assert "move the file away to start the batch over" in str(raised.value)
+    assert backend.submitted == []
+    assert (out / "results.jsonl").read_text() == good + "{not json}\n" + good
+
+
 def test_a_result_line_is_synced_before_the_task_counts_as_done(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -103,3 +118,5 @@ def test_one_worker_runs_task_after_task(tmp_path: Path, server: FakeLLMServer) 
     assert run.returncode == 0, run.stderr
     workers = parents.read_text().split()
     assert len(workers) == 3 and len(set(workers)) == 1
+    (log,) = (tmp_path / "out").rglob("workers.log")  # what the workers printed: private
+    assert log.stat().st_mode & 0o777 == 0o600
