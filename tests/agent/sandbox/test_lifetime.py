@@ -49,3 +49,16 @@ def test_the_pid_window_finds_a_marked_process_started_after_it_opened(tmp_path:
     finally:
         later.kill()
         later.wait()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_without_setpriv_the_preexec_guard_still_runs_the_command(tmp_path: Path) -> None:
+    """The fallback where util-linux's setpriv is missing: the hook arms the signal in the
+    child and lets the command run while its parent is gosling."""
+    from gosling.agent.sandbox.lifetime import die_with_parent_hook
+
+    hook = die_with_parent_hook()
+    assert hook is not None
+    done = subprocess.run(["touch", "ran"], cwd=tmp_path, preexec_fn=hook, timeout=30)
+    assert done.returncode == 0
+    assert (tmp_path / "ran").exists()
