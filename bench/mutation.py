@@ -308,6 +308,10 @@ JUDGED: dict[str, str] = {
     "sessions/sqlite_store.py:245 ReplaceUnaryOperator_USub_Invert": (
         "equivalent: SQLite reads any negative LIMIT as no limit, and ~1 is -2"
     ),
+    "sessions/schema.py:136 NumberReplacer": (
+        "equivalent for -1 (the +1 is caught): a database without tables reads as version -1 "
+        "instead of 0, which is just as far from the current one, so the schema is made"
+    ),
     "sessions/sqlite_rows.py:166 NumberReplacer": (
         "equivalent for row[-1]: the query selects one column, so it is row[0]"
     ),
