@@ -298,6 +298,10 @@ JUDGED: dict[str, str] = {
         "equivalent: stored sequence numbers are SQLite rowids, 1 and up, so a start of ~1 "
         "(-2) lets the first one through and the order check is the same"
     ),
+    "sessions/sqlite_rows.py:185 ReplaceUnaryOperator_USub_Not": (
+        "equivalent: stored sequence numbers are SQLite rowids, 1 and up, so a start of "
+        "`not 1` (False, 0) lets the first one through and the order check is the same"
+    ),
     "sessions/sqlite_rows.py:185 ReplaceUnaryOperator_Delete_USub": (
         "equivalent: stored sequence numbers are SQLite rowids, 1 and up, so a start of 1 "
         "lets the first one through and the order check is the same"
