@@ -120,3 +120,16 @@ def test_one_worker_runs_task_after_task(tmp_path: Path, server: FakeLLMServer) 
     assert len(workers) == 3 and len(set(workers)) == 1
     (log,) = (tmp_path / "out").rglob("workers.log")  # what the workers printed: private
     assert log.stat().st_mode & 0o777 == 0o600
+
+
+def test_retry_failed_forgets_exactly_the_failed_tasks(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    codes = {"ok": 0, "broke": 1, "stopped": 130, "ok2": 0}
+    lines = [{"task_id": task, "exit_code": code} for task, code in codes.items()]
+    (out / "results.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+    dropped = OutputDir(out).forget_failed()
+
+    assert sorted(dropped) == ["broke", "stopped"]  # what `--retry-failed` says it reruns
+    assert sorted(OutputDir(out).finished()) == ["ok", "ok2"]
