@@ -212,6 +212,11 @@ JUDGED: dict[str, str] = {
         "equivalent: no error arrives with a status below 200 (1xx are never final), so the "
         "status is left out of the label for 200 alone either way"
     ),
+    "agent/sandbox/launch.py:27 NumberReplacer": (
+        "harmless: the pipes' reader limit only sets when reading pauses; a command's output "
+        "is read in chunks (`read(n)`), never by line, so another limit changes buffering, "
+        "not what is read"
+    ),
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"
