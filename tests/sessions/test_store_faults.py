@@ -223,6 +223,19 @@ def test_a_damaged_messages_table_is_one_clear_error(repo: Path, data_dir: Path)
         assert_one_clear_error(resumed, str(db), "damage")
 
 
+def test_a_sessions_file_that_is_a_loop_of_links_is_one_clear_error(
+    repo: Path, data_dir: Path
+) -> None:
+    """A dotfiles link gone wrong: the store's path cannot even be looked at."""
+    db = data_dir / "sessions.db"
+    db.symlink_to(db.name)  # points at itself
+    with FakeLLMServer([Turn(text="never sent")]) as server:
+        run = gosling(run_args(server, "-t", "hello"), repo)
+        assert_one_clear_error(run, str(db), "Too many levels of symbolic links", "GOSLING_HOME")
+        assert server.model_requests() == []
+    assert db.is_symlink() and os.readlink(db) == db.name  # left as it was
+
+
 def test_a_full_database_keeps_every_earlier_commit(tmp_path: Path) -> None:
     """SQLite's page limit reports exactly what a full disk does: SQLITE_FULL."""
     db = tmp_path / "sessions.db"
