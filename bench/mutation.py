@@ -29,6 +29,7 @@ machine, and never while other tests run in the same checkout: the mutant is on 
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -40,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -579,7 +581,7 @@ def measure(name: str, area: Area, sample: int | None = None, seed: int = 0) -> 
     total = killed + len(survivors)
     equivalent = sum(1 for s in survivors if is_equivalent(s))
     drawn: dict[str, Any] = {}
-    if population is not None and sample is not None and sample < population:
+    if sample is not None and population is not None and sample < population:
         low, high = wilson_interval(killed, total - equivalent)
         drawn = {"sampled_from": population, "seed": seed, "kill_rate_95": [low, high]}
     return {
@@ -658,26 +660,27 @@ def _save(name: str, figures: dict[str, Any]) -> None:
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
 
 
-def _options(argv: list[str]) -> tuple[list[str], int | None, int]:
-    """Areas, `--sample N` and `--seed S` from the command line."""
-    areas: list[str] = []
-    values: dict[str, int] = {}
-    words = iter(argv)
-    for word in words:
-        if word in ("--sample", "--seed"):
-            given = next(words, "")
-            least = 1 if word == "--sample" else 0
-            if not given.isdigit() or int(given) < least:
-                raise SystemExit(f"{word} takes a whole number of {least} or more, e.g. {word} 60")
-            values[word] = int(given)
-        else:
-            areas.append(word)
-    return areas, values.get("--sample"), values.get("--seed", 0)
+def _count(least: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        if not text.isdigit() or int(text) < least:
+            raise argparse.ArgumentTypeError(f"a whole number of {least} or more, e.g. 60")
+        return int(text)
+
+    return parse
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bench.mutation", description=__doc__)
+    parser.add_argument("areas", nargs="*", metavar="AREA", help=", ".join(AREAS))
+    parser.add_argument("--sample", type=_count(1), help="mutants drawn per area")
+    parser.add_argument("--seed", type=_count(0), default=0, help="the draw (default 0)")
+    return parser
 
 
 def main(argv: list[str]) -> int:
-    areas, sample, seed = _options(argv)
-    wanted = areas or list(AREAS)
+    args = _parser().parse_args(argv)
+    sample, seed = args.sample, args.seed
+    wanted = args.areas or list(AREAS)
     unknown = [name for name in wanted if name not in AREAS]
     if unknown:
         print(

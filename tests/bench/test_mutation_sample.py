@@ -7,13 +7,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from cosmic_ray import work_db
+from cosmic_ray import work_item as item
 
-from bench.mutation import _options, sample_work, wilson_interval
+from bench.mutation import _parser, sample_work, wilson_interval
 
 
 def _session(path: Path, mutants: int, skipped: int) -> None:
-    work_db = pytest.importorskip("cosmic_ray.work_db")
-    item = pytest.importorskip("cosmic_ray.work_item")
     with work_db.use_db(str(path)) as db:
         for n in range(mutants):
             spec = item.MutationSpec(
@@ -61,12 +61,17 @@ def test_the_interval_narrows_with_the_sample_and_holds_the_rate() -> None:
     assert wilson_interval(0, 0) == (0.0, 1.0)
 
 
-def test_sample_and_seed_take_whole_numbers_and_say_so() -> None:
-    assert _options(["batch", "--sample", "60", "--seed", "3"]) == (["batch"], 60, 3)
-    assert _options(["sessions"]) == (["sessions"], None, 0)
-    for bad in (["--sample"], ["--sample", "0"], ["--seed", "x"]):
-        with pytest.raises(SystemExit, match=r"takes a whole number of [01] or more"):
-            _options(bad)
+def test_sample_and_seed_take_whole_numbers_and_say_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = _parser().parse_args(["batch", "--sample", "60", "--seed", "3"])
+    assert (args.areas, args.sample, args.seed) == (["batch"], 60, 3)
+    args = _parser().parse_args(["sessions"])
+    assert (args.areas, args.sample, args.seed) == (["sessions"], None, 0)
+    for bad, least in ((["--sample", "0"], 1), (["--seed", "x"], 0)):
+        with pytest.raises(SystemExit):
+            _parser().parse_args(bad)
+        assert f"a whole number of {least} or more" in capsys.readouterr().err
 
 
 def test_only_survivors_judged_equivalent_or_unreachable_leave_the_kill_rate() -> None:
