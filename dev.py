@@ -5,7 +5,7 @@
     python3 dev.py run -- ARGS...  install, then `gosling ARGS...`
     python3 dev.py test            install with dev extras, then ruff, mypy --strict and pytest
     python3 dev.py bench [ARGS...] install, then run the benchmark suite
-    python3 dev.py mutate [AREA...]
+    python3 dev.py mutate [--sample N [--seed S]] [AREA...]
                                    install with the mutate extra, then measure how many
                                    mutants each area's tests kill (slow; see bench/mutation.py)
     python3 dev.py install [--link] [--force]

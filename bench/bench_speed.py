@@ -45,6 +45,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 WINDOW = 200_000
+PARTS = ("run", "help", "command", "loop", "split")
+"""What `--only` can pick; all of them by default."""
 
 
 @dataclass(frozen=True)
@@ -387,7 +389,7 @@ def measure(
     loop_runs: int,
     steps: int,
     calls: int,
-    only: Sequence[str] = ("run", "help", "command", "loop", "split"),
+    only: Sequence[str] = PARTS,
 ) -> dict[str, Any]:
     result: dict[str, Any] = {tree.label: {} for tree in trees}
     with tempfile.TemporaryDirectory(prefix="speed-homes-") as homes:
@@ -475,9 +477,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--loop-runs", type=int, default=1)
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--calls", type=int, default=30, help="commands per command sample")
-    parser.add_argument(
-        "--only", choices=["run", "help", "command", "loop", "split"], action="append"
-    )
+    parser.add_argument("--only", choices=PARTS, action="append")
     args = parser.parse_args(argv)
     trees = [Tree("current", REPO)]
     if args.before:
@@ -489,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
         loop_runs=args.loop_runs,
         steps=args.steps,
         calls=args.calls,
-        only=args.only or ("run", "help", "command", "loop", "split"),
+        only=args.only or PARTS,
     )
     print(json.dumps({"started": started, "cpus": os.cpu_count(), **result}, indent=2))
     return 0
