@@ -23,9 +23,20 @@ INSTALL_HINT = "pip install 'gosling-agent[cli]'"
 
 
 def missing_modules() -> list[str]:
-    from importlib.util import find_spec
+    """The `cli` extra's modules that cannot be imported, found without importing them."""
+    return [name for name in CLI_MODULES if not _findable(name)]
 
-    return [name for name in CLI_MODULES if find_spec(name) is None]
+
+def _findable(name: str) -> bool:
+    # What `importlib.util.find_spec` does for a top-level name, without importing
+    # importlib.util (3.5 ms of `contextlib` and `functools` on `gosling --help`).
+    if name in sys.modules:
+        return True
+    return any(
+        finder.find_spec(name, None) is not None
+        for finder in sys.meta_path
+        if hasattr(finder, "find_spec")
+    )
 
 
 def main() -> None:
