@@ -93,6 +93,9 @@ def test_a_run_exports_one_trace_with_model_tool_and_compaction_spans(
     assert shell.attributes["gen_ai.tool.name"] == "developer__shell"
     assert shell.attributes["gosling.tool.approved"] is True
     assert shell.attributes["gosling.tool.status"] == "ok"
+    for inner in [*chats, shell, compaction]:  # a trace viewer draws them inside the turn
+        assert turn.start_ns <= inner.start_ns < inner.end_ns <= turn.end_ns, inner.name
+    assert shell.end_ns <= chats[1].start_ns  # the tool ended before any later model call
     everything = json.dumps([s.attributes for s in spans])
     assert "gen_ai.input.messages" not in everything and "edit it" not in everything
     assert SECRET not in everything
