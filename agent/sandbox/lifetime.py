@@ -37,6 +37,7 @@ PR_SET_PDEATHSIG = 1
 GUARD_SCRIPT = '[ "$PPID" = "$1" ] || exit 125; shift; exec "$@"'
 """Run by `sh` once `setpriv` has armed the parent-death signal: if gosling died before that
 (the child now has another parent), give up instead of running the command unwatched."""
+PROC = Path("/proc")
 FULL_SCAN_AFTER_SECS = 5.0
 """A call longer than this may have seen pids wrap around (`pid_max`), so its leftovers
 are looked for among every process."""
@@ -101,12 +102,12 @@ class PidWindow:
     started: float
     """`time.monotonic()` when the first process started."""
 
-    def admits(self) -> Callable[[int], bool]:
+    def admits(self, proc: Path = PROC) -> Callable[[int], bool]:
         """A test for pids to look at now (every pid when the window cannot be trusted)."""
         if time.monotonic() - self.started > FULL_SCAN_AFTER_SECS:
             return lambda pid: True
         try:
-            last = int(Path("/proc/sys/kernel/ns_last_pid").read_text())
+            last = int((proc / "sys/kernel/ns_last_pid").read_text())
         except (OSError, ValueError):
             return lambda pid: True
         first = self.first
@@ -115,28 +116,29 @@ class PidWindow:
         return lambda pid: pid >= first or pid <= last  # wrapped around pid_max since
 
 
-def marked_processes(var: str, marker: str, window: PidWindow | None = None) -> list[int]:
-    """Live processes (other than gosling) whose environment has `var=marker`; with a
-    `window`, only processes started since the call began are read."""
+def marked_processes(
+    var: str, marker: str, window: PidWindow | None = None, proc: Path = PROC
+) -> list[int]:
+    """Live processes (other than gosling) whose environment has `var=marker`, in pid order;
+    with a `window`, only processes started since the call began are read. `proc` is where
+    procfs is mounted."""
     needle = f"{var}={marker}".encode()
     found: list[int] = []
-    proc = Path("/proc")
-    if not proc.is_dir():
+    try:
+        names = os.listdir(proc)
+    except OSError:
         return found
     own = os.getpid()
-    admits = window.admits() if window is not None else (lambda pid: True)
-    for entry in os.scandir(proc):
-        if not entry.name.isdigit():
-            continue
-        pid = int(entry.name)
+    admits = window.admits(proc) if window is not None else (lambda pid: True)
+    for pid in sorted(int(name) for name in names if name.isdigit()):
         if pid == own or not admits(pid):
             continue
         try:
-            environ = Path(entry.path, "environ").read_bytes()
-        except OSError:
+            environ = (proc / str(pid) / "environ").read_bytes()
+        except OSError:  # gone since, or not ours to read: the others still are
             continue
         if needle in environ.split(b"\0"):
-            found.append(int(entry.name))
+            found.append(pid)
     return found
 
 

@@ -62,3 +62,116 @@ def test_without_setpriv_the_preexec_guard_still_runs_the_command(tmp_path: Path
     done = subprocess.run(["touch", "ran"], cwd=tmp_path, preexec_fn=hook, timeout=30)
     assert done.returncode == 0
     assert (tmp_path / "ran").exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_without_setpriv_a_child_whose_gosling_is_gone_does_not_run_its_command() -> None:
+    """The preexec guard run in a process whose parent is no longer the gosling that made
+    it (here a newer process, as a subreaper that adopted it would be): the command must not
+    start unwatched. Run in a fresh interpreter, which can fork without threads."""
+    script = (
+        "import os\n"
+        "from gosling.agent.sandbox.lifetime import die_with_parent_hook\n"
+        "hook = die_with_parent_hook()\n"
+        "adopter = os.fork()\n"
+        "if adopter == 0:\n"
+        "    child = os.fork()\n"
+        "    if child == 0:\n"
+        "        hook()\n"
+        "        os._exit(0)\n"
+        "    os._exit(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]))\n"
+        "print(os.waitstatus_to_exitcode(os.waitpid(adopter, 0)[1]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "1", done.stderr
+
+
+FAKE_PID = 1 << 23
+"""Above the kernel's largest pid (2**22), so no fake process is the test's own."""
+
+
+def fake_proc(tmp_path: Path, marked: list[int], last_pid: str | None) -> Path:
+    """A procfs stand-in: each pid in `marked` carries the marker; `last_pid` is what
+    `/proc/sys/kernel/ns_last_pid` holds (None: the file is missing)."""
+    proc = tmp_path / "proc"
+    for pid in marked:
+        (proc / str(FAKE_PID + pid)).mkdir(parents=True)
+        (proc / str(FAKE_PID + pid) / "environ").write_bytes(b"PATH=/bin\0MARK=call-1\0")
+    (proc / "self").mkdir(parents=True)
+    if last_pid is not None:
+        (proc / "sys" / "kernel").mkdir(parents=True)
+        (proc / "sys" / "kernel" / "ns_last_pid").write_text(last_pid)
+    return proc
+
+
+def found(proc: Path, window: PidWindow | None) -> list[int]:
+    return [pid - FAKE_PID for pid in marked_processes("MARK", "call-1", window, proc)]
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "expected"),
+    [
+        (100, 200, [100, 150, 200]),  # what started since the call's first process
+        (100, 100, [100]),  # the call's process is the newest one
+        (300, 50, [10, 50, 300, 400]),  # pids wrapped around pid_max since
+    ],
+    ids=["in-order", "one-process", "wrapped"],
+)
+def test_leftovers_are_looked_for_among_the_processes_started_during_the_call(
+    tmp_path: Path, first: int, last: int, expected: list[int]
+) -> None:
+    """Older processes with the same marker (they cannot have one; here they do, to tell)
+    are not read, and every process started since the call's first is."""
+    proc = fake_proc(tmp_path, [10, 50, 51, 99, 100, 150, 200, 299, 300, 400], str(FAKE_PID + last))
+    window = PidWindow(FAKE_PID + first, time.monotonic())
+    assert found(proc, window) == expected
+    assert found(proc, None) == [10, 50, 51, 99, 100, 150, 200, 299, 300, 400]
+
+
+@pytest.mark.parametrize("last_pid", [None, "not a pid\n"], ids=["missing", "unreadable"])
+def test_without_the_kernels_last_pid_every_process_is_looked_at(
+    tmp_path: Path, last_pid: str | None
+) -> None:
+    proc = fake_proc(tmp_path, [5, 500], last_pid)
+    assert found(proc, PidWindow(FAKE_PID + 100, time.monotonic())) == [5, 500]
+
+
+@pytest.mark.parametrize(("age", "expected"), [(4.5, [150]), (5.5, [5, 150])])
+def test_a_call_longer_than_five_seconds_looks_at_every_process(
+    tmp_path: Path, age: float, expected: list[int]
+) -> None:
+    """Pids may have wrapped around past the window in a long call."""
+    proc = fake_proc(tmp_path, [5, 150], str(FAKE_PID + 200))
+    assert found(proc, PidWindow(FAKE_PID + 100, time.monotonic() - age)) == expected
+
+
+def test_a_process_that_cannot_be_read_does_not_hide_the_ones_after_it(tmp_path: Path) -> None:
+    proc = fake_proc(tmp_path, [150], None)
+    (proc / str(FAKE_PID + 100)).mkdir()  # its `environ` is not a file: reading it fails
+    (proc / str(FAKE_PID + 100) / "environ").mkdir()
+    assert found(proc, None) == [150]
+
+
+def test_without_procfs_nothing_is_found(tmp_path: Path) -> None:
+    assert marked_processes("MARK", "call-1", None, tmp_path / "no-proc") == []
+
+
+def test_gosling_finds_older_marked_processes_but_never_itself(tmp_path: Path) -> None:
+    """A gosling that carries a call's marker (one started by a tool call of another gosling)
+    looks for that call's processes: it finds one started before it and leaves itself out."""
+    env = {**os.environ, "GOSLING_TEST_MARK": "older-and-self"}
+    older = subprocess.Popen(["sleep", "3000.301"], env=env)
+    try:
+        script = (
+            "from gosling.agent.sandbox.lifetime import marked_processes\n"
+            "print(marked_processes('GOSLING_TEST_MARK', 'older-and-self'))\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert done.stdout.strip() == str([older.pid]), done.stderr
+    finally:
+        older.kill()
+        older.wait()
