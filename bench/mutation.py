@@ -142,6 +142,11 @@ _FROZEN = (
     "harmless: @dataclass(frozen=True) -> frozen=False; the instances are never mutated or "
     "hashed, so nothing a user sees changes"
 )
+_LAST_MODE = (
+    "equivalent: the sandbox mode is one of three names, and none sorts after "
+    '"workspace-write", so `>=` it is `==` it'
+)
+
 JUDGED: dict[str, str] = {
     # Survivors read one by one and found equivalent (no behaviour changes) or harmless (a
     # size, speed or formatting detail no user meets). Keyed by where the mutant was when it
@@ -219,6 +224,20 @@ JUDGED: dict[str, str] = {
         "is read in chunks (`read(n)`), never by line, so another limit changes buffering, "
         "not what is read"
     ),
+    "agent/sandbox/lifetime.py:48 NumberReplacer": (
+        "equivalent: the per-call marker is 11 or 13 random bytes instead of 12, as unguessable "
+        "and matched whole either way"
+    ),
+    "agent/sandbox/lifetime.py:61 ReplaceTrueWithFalse": (
+        "equivalent: `use_errno` only keeps errno for `ctypes.get_errno`, which nothing reads; "
+        "the hook's one call does not check for failure"
+    ),
+    "agent/sandbox/lifetime.py:68 NumberReplacer": (
+        "equivalent: Linux reads only the signal argument of PR_SET_PDEATHSIG; arguments 3-5 "
+        "are ignored whatever they hold"
+    ),
+    "agent/sandbox/policy.py:124 ReplaceComparisonOperator_Eq_GtE": _LAST_MODE,
+    "agent/sandbox/policy.py:126 ReplaceComparisonOperator_Eq_GtE": _LAST_MODE,
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

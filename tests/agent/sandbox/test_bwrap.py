@@ -10,6 +10,7 @@ import json
 import shutil
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,24 @@ async def test_writes_land_only_in_the_workspace_and_private_tmp(
     assert (workspace / "inside.txt").read_text() == "ok\n"
     assert not (sibling / "pwned").exists() and not (home / "pwned").exists()
     assert not Path("/tmp/scratch").exists()  # noqa: ASYNC240 - a test checking one path
+
+
+async def test_a_file_kept_inside_a_hidden_directory_stays_readable_and_nothing_else(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """Like `/etc/resolv.conf`'s target under a hidden `/run` (systemd-resolved): hidden with
+    the rest of `/run`, no name would resolve in the sandbox. A credential directory hidden
+    before it does not change that."""
+    credentials, run = tmp_path / "credentials", tmp_path / "run"
+    (run / "resolve").mkdir(parents=True)
+    credentials.mkdir()
+    kept = run / "resolve" / "stub-resolv.conf"
+    kept.write_text("nameserver 127.0.0.53\n")
+    (run / "user-socket").write_text("QZK-hidden-5555\n")
+    sandbox = replace(policy(workspace), hidden=(credentials, run), kept=(kept,))
+    out = await shell(workspace, f"cat {kept}; cat {run}/user-socket; echo done", sandbox)
+    assert "nameserver 127.0.0.53" in out
+    assert "done" in out and "QZK-hidden-5555" not in out
 
 
 async def test_read_only_mode_refuses_workspace_writes(workspace: Path) -> None:

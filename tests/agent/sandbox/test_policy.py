@@ -226,6 +226,7 @@ def test_a_directory_holding_a_socket_under_home_is_hidden(tmp_path: Path) -> No
         ('sandbox = "read-only"', 'sandbox = "workspace-write"', "read-only"),
         ("", 'sandbox = "read-only"', "read-only"),
         ('sandbox = "off"', 'sandbox = "workspace-write"', "workspace-write"),
+        ('sandbox = "off"', 'sandbox = "strictest"', "off"),  # not a mode: ignored
     ],
 )
 def test_a_project_config_may_tighten_the_sandbox_never_loosen_it(

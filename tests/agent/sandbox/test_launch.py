@@ -1,0 +1,42 @@
+"""Starting and awaiting tool processes: a call cancelled while its process is starting,
+and waiting on a process that `spawn` did not start."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gosling.agent.sandbox.launch import plan_launch, spawn, wait_exit
+from gosling.agent.sandbox.lifetime import kill_marked, marked_processes
+from gosling.agent.sandbox.policy import CALL_MARKER_VAR
+
+
+async def test_a_call_cancelled_while_its_process_starts_leaves_nothing_running(
+    tmp_path: Path,
+) -> None:
+    launch = plan_launch(
+        ["sleep", "3000.401"], cwd=tmp_path, env={"PATH": os.environ["PATH"]}, sandbox=None
+    )
+    quiet = {name: subprocess.DEVNULL for name in ("stdin", "stdout", "stderr")}
+    call = asyncio.create_task(spawn(launch, **quiet))
+    await asyncio.sleep(0)  # one turn of the loop: the call now waits for the start
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    # Whatever the start left behind has run to its end now.
+    others = asyncio.all_tasks() - {asyncio.current_task()}
+    await asyncio.gather(*others, return_exceptions=True)
+    try:
+        assert marked_processes(CALL_MARKER_VAR, launch.marker) == []
+    finally:
+        kill_marked(CALL_MARKER_VAR, launch.marker)
+
+
+async def test_waiting_on_a_process_spawn_did_not_start_ends_with_its_exit() -> None:
+    process = await asyncio.create_subprocess_exec("sh", "-c", "exit 3")
+    await asyncio.wait_for(wait_exit(process), 30)
+    assert process.returncode == 3
