@@ -99,3 +99,28 @@ def test_nothing_folds_while_the_conversation_does_not_end_with_tool_results() -
     applied = fold_calls(messages, [f"call_{n}" for n in range(5)])
     assert not applied.changed
     assert set(applied.status.values()) == {"waiting"}
+
+
+def test_one_folded_call_is_named_in_the_singular() -> None:
+    [note] = notes(fold(session(5), range(1)))
+    assert "1 earlier tool call (developer__shell x1)" in note.text
+
+
+def test_a_long_error_line_is_cut_to_the_notes_width_and_a_fitting_one_kept_whole() -> None:
+    from gosling.context_mgmt.folding import LINE_CHARS
+
+    fits = "error: " + "f" * (LINE_CHARS - len("- call_0: error: "))
+    long = "error: " + "l" * (2 * LINE_CHARS)
+    messages = [
+        Message.user("Fix the build."),
+        asks(call("call_0"), text="Building."),
+        answers(output("call_0", fits + "\nmore", is_error=True)),
+        asks(call("call_1"), text="Again."),
+        answers(output("call_1", long + "\nmore", is_error=True)),
+        *tool_loop(3, start=2),
+    ]
+    [note] = notes(fold(messages, range(2)))
+    lines = note.text.splitlines()
+    assert f"- call_0: {fits}" in lines
+    [cut] = [line for line in lines if line.startswith("- call_1: error: lll")]
+    assert len(cut) == LINE_CHARS and cut.endswith("…")
