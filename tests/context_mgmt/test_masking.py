@@ -131,7 +131,11 @@ def test_long_arguments_are_cut_and_images_counted() -> None:
     assert isinstance(part, ToolResponse)
     shown = part.text()
     assert "browser__screenshot" in shown and "…" in shown and len(shown) < 400
-    assert "1 line, 4 chars, 1 image" in shown
+    assert "1 line, 4 chars, 1 image;" in shown
+    two = ToolResponse(id="img", content=(ImageContent(data="AAAA"), ImageContent(data="BBBB")))
+    [part] = masked_copy(answers(two), {"img": request}).content
+    assert isinstance(part, ToolResponse)
+    assert "2 images;" in part.text()
 
 
 def test_small_responses_inside_a_masked_message_stay_verbatim() -> None:
@@ -175,6 +179,19 @@ def test_the_presenter_reuses_copies_and_passes_other_messages_through() -> None
     changed[index] = messages[index].with_content([output("call_0", "y" * 1000)])
     third = [presenter(m) for m in changed]
     assert "1,000 chars" in third[index].tool_responses[0].text()
+
+
+def test_the_copy_cache_keeps_as_many_copies_as_its_size() -> None:
+    """A library user sizing the cache gets that many copies kept, the oldest dropped."""
+    from gosling.context_mgmt.masking import MaskingCache
+
+    cache = MaskingCache(size=2)
+    a, b, c = (answers(output(f"call_{n}", "x" * 1000)) for n in range(3))
+    first_a, first_b = cache.get(a, {}), cache.get(b, {})
+    assert cache.get(a, {}) is first_a and cache.get(b, {}) is first_b
+    cache.get(c, {})  # a is now the least recently used: dropped
+    assert cache.get(b, {}) is first_b
+    assert cache.get(a, {}) is not first_a
 
 
 # -- long arguments of old calls ---------------------------------------------------------------

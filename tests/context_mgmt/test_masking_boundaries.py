@@ -49,3 +49,10 @@ def test_arguments_up_to_400_characters_stay_whole() -> None:
     shown = masked_copy(cut).tool_requests[0].arguments["content"]
     assert shown.startswith("d" * 80 + "…[321 more chars hidden")
     assert masked_copy(kept).tool_requests[0].arguments["content"] == "c" * 400
+
+
+def test_a_400_character_argument_stays_whole_beside_a_longer_one_that_is_cut() -> None:
+    request = call("both", "developer__write", path="p" * 400, content="q" * 401)
+    shown = masked_copy(asks(request)).tool_requests[0].arguments
+    assert shown["path"] == "p" * 400
+    assert shown["content"].startswith("q" * 80 + "…[321 more chars hidden")
