@@ -47,14 +47,15 @@ class LocalBackoff:
 class BackoffClock:
     """The state of a Ray-wide pause; run as a Ray actor (see `RayBackoff`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, clock: Clock = time.monotonic) -> None:
         self._until = 0.0
+        self._clock = clock
 
     def pause(self, seconds: float) -> None:
-        self._until = max(self._until, time.monotonic() + seconds)
+        self._until = max(self._until, self._clock() + seconds)
 
     def remaining(self) -> float:
-        return max(0.0, self._until - time.monotonic())
+        return max(0.0, self._until - self._clock())
 
 
 class RayBackoff:

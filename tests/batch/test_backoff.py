@@ -3,12 +3,14 @@ model call, across processes."""
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from multiprocessing.sharedctypes import Synchronized
+from typing import Any
 
-from gosling.batch.backoff import LocalBackoff
+from gosling.batch.backoff import BackoffClock, LocalBackoff, RayBackoff
 from gosling.providers import RateLimited, RetryPolicy, ServerError
 from gosling.providers.retry import call_with_retries, sharing_backoff, stream_with_retries
 from tests.fakes.fixtures import SleepRecorder
@@ -24,6 +26,7 @@ class FakeClock:
 
     async def sleep(self, seconds: float) -> None:
         self.slept.append(seconds)
+        assert len(self.slept) < 100, f"the pause never ends: slept {self.slept[:5]}..."
         self.now += seconds
 
 
@@ -45,6 +48,42 @@ async def test_a_pause_set_in_one_process_holds_back_another() -> None:
     assert len(fake.slept) == 1 and 20.0 < fake.slept[0] <= 30.0
     await here.wait()
     assert len(fake.slept) == 1  # the pause is over
+
+
+class _Method:
+    """An actor method as `RayBackoff` calls it: `.remote()` runs it (in call order, as an
+    actor does) and gives an awaitable of its result, awaited or not."""
+
+    def __init__(self, method: Callable[..., Any]) -> None:
+        self._method = method
+
+    def remote(self, *args: Any) -> asyncio.Future[Any]:
+        reply: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        reply.set_result(self._method(*args))
+        return reply
+
+
+class _InProcessActor:
+    """The `BackoffClock` actor without Ray: the same object, its methods called in turn."""
+
+    def __init__(self, clock: BackoffClock) -> None:
+        self.pause = _Method(clock.pause)
+        self.remaining = _Method(clock.remaining)
+
+
+async def test_a_ray_wide_pause_holds_back_the_next_call_until_it_is_over() -> None:
+    fake = FakeClock()
+    clock = BackoffClock(clock=fake.clock)
+    worker = RayBackoff(_InProcessActor(clock), sleep=fake.sleep)
+
+    await worker.wait()
+    assert fake.slept == [] and clock.remaining() == 0.0  # no pause yet: nothing waits
+
+    worker.pause(12.0)
+    await worker.wait()
+    assert fake.slept == [12.0]
+    await worker.wait()
+    assert fake.slept == [12.0] and clock.remaining() == 0.0  # the pause is over
 
 
 async def test_a_rate_limit_pauses_everyone_and_every_call_waits_for_the_pause() -> None:
