@@ -256,3 +256,57 @@ def test_a_data_directory_that_cannot_be_made_stops_the_batch_before_any_task(
     assert "Point GOSLING_HOME" in error
     assert not (tmp_path / "out" / "results.jsonl").exists()
     assert server.model_requests() == []
+
+
+def test_a_task_that_finishes_beside_a_long_one_is_recorded_while_the_long_one_runs(
+    tmp_path: Path, server: FakeLLMServer
+) -> None:
+    """With two workers, a task is recorded as soon as it finishes, not once the tasks
+    started before it are done: the long task's setup waits for the short task's line in
+    results.jsonl, so it finishes only if that line is written while it runs."""
+    out = tmp_path / "out"
+    server.add_conversation("[long]", Turn(text="Long done."))
+    server.add_conversation("[short]", Turn(text="Short done."))
+    wait = f"until grep -q short {out / 'results.jsonl'} 2>/dev/null; do sleep 0.05; done"
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            # Its timeout ends the wait if the line never comes: a failed task, not a hang.
+            {"id": "long", "prompt": "[long] wait", "setup": wait, "timeout_s": 60},
+            {"id": "short", "prompt": "[short] go"},
+        ],
+    )
+
+    run = gosling_batch(tasks, out, server, "--workers", "2")
+
+    assert run.returncode == 0, run.stderr
+    done = results(out)
+    assert list(done) == ["short", "long"]
+    assert (done["long"]["exit_code"], done["long"]["result"]) == (0, "Long done.")
+    assert (done["short"]["exit_code"], done["short"]["result"]) == (0, "Short done.")
+
+
+def test_what_a_crashing_worker_prints_goes_to_workers_log(
+    tmp_path: Path, server: FakeLLMServer
+) -> None:
+    """A worker's own output, outside any task's captured log, goes to logs/workers.log,
+    not to the batch's terminal: here the traceback Python's fault handler prints for a
+    worker that crashed (SIGSEGV, from its task's setup the first time), which the user
+    looks for there when the batch says the worker died."""
+    flag = tmp_path / "crashed"
+    server.add_conversation("[crash]", Turn(text="Survived."))
+    setup = f"test -e {flag} || {{ touch {flag}; kill -SEGV $PPID; }}"  # $PPID: the worker
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl", [{"id": "crash", "prompt": "[crash] go", "setup": setup}]
+    )
+    out = tmp_path / "out"
+
+    run = gosling_batch(tasks, out, server, "--workers", "1", env=batch_env(PYTHONFAULTHANDLER="1"))
+
+    assert run.returncode == 0, run.stderr
+    assert "crash: worker process died" in run.stderr and "killed by SIGSEGV" in run.stderr
+    crash = results(out)["crash"]
+    assert (crash["exit_code"], crash["result"], crash["attempts"]) == (0, "Survived.", 2)
+    log = (out / "logs" / "workers.log").read_text()
+    assert "Fatal Python error: Segmentation fault" in log
+    assert "Fatal Python error" not in run.stderr
