@@ -161,3 +161,50 @@ def test_a_plan_that_saves_nothing_is_never_due() -> None:
     clock = TrimClock(NO_CACHE, 0.0)
     assert not clock.due(TrimPlan())
     assert not clock.due(TrimPlan(fold=("call_0",), saved_tokens=0, resent_tokens=10))
+
+
+def test_the_kept_calls_may_fill_the_token_budget_exactly() -> None:
+    view = session(15)  # each result counts RESULT tokens
+    assert kept_boundary(view, count, keep_last=10, keep_tokens=3 * RESULT) == (25, 3)
+    assert kept_boundary(view, count, keep_last=10, keep_tokens=3 * RESULT - 1) == (27, 2)
+
+
+def test_a_view_that_begins_with_a_call_keeps_that_call_too() -> None:
+    """A library caller's slice of a session may start at a tool call."""
+    view = session(3)[1:]
+    assert kept_boundary(view, count, keep_last=10, keep_tokens=100_000) == (0, 3)
+
+
+def folded_view(folded: range, masked: range) -> list[Message]:
+    """A session of 15 calls whose calls `folded` are behind a folding note and `masked`
+    are placeholders."""
+    from gosling.context_mgmt.folding import fold_calls
+
+    messages = session(15)
+    messages = mark_masked(messages, results(messages, range(folded.stop)))
+    messages = list(fold_calls(messages, [f"call_{n}" for n in folded]).messages)
+    return shown(mark_masked(messages, results(messages, masked)))
+
+
+def test_a_fold_counts_the_note_it_replaces_as_saved() -> None:
+    from gosling.context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
+
+    view = folded_view(range(3), range(3, 12))
+    [note] = [m for m in view if m.metadata.kind == TOOL_SUMMARY_KIND]
+    plan = plan_trim(view, count, preview, keep_last=3, keep_tokens=100_000)
+    assert plan.fold == tuple(f"call_{n}" for n in range(3, 12))
+    assert plan.saved_tokens == 9 * (ASK + PLACEHOLDER) + count(note) - FOLD_NOTE_TOKENS
+
+
+def test_a_fold_that_costs_more_than_it_hides_saves_nothing() -> None:
+    view = folded_view(range(3), range(3, 5))
+    plan = plan_trim(view, count, preview, keep_last=10, keep_tokens=100_000)
+    assert plan.fold == ("call_3", "call_4")
+    assert 2 * (ASK + PLACEHOLDER) < FOLD_NOTE_TOKENS
+    assert plan.saved_tokens == 0
+
+
+def test_a_change_to_messages_not_in_view_saves_and_resends_nothing() -> None:
+    from gosling.context_mgmt.trim_plan import change_figures
+
+    assert change_figures(session(5), {"not-in-view": 0}, count, added_tokens=10) == (0, 0)
