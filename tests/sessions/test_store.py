@@ -123,6 +123,17 @@ def test_delete_removes_the_session_and_its_messages(store: SqliteSessionStore) 
     assert [m.text for m in store.load_messages(keep.id)] == ["stay"]
 
 
+def test_deleting_a_session_removes_its_lock_file(db_path: Path, store: SqliteSessionStore) -> None:
+    keep = store.create(working_dir="/w")
+    gone = store.create(working_dir="/w")
+    store.append_messages(keep.id, [Message.user("stay")])
+    store.append_messages(gone.id, [Message.user("bye")])
+    locks = db_path.with_name(db_path.name + ".locks")
+    assert sorted(p.name for p in locks.iterdir()) == sorted([f"{keep.id}.lock", f"{gone.id}.lock"])
+    store.delete(gone.id)
+    assert [p.name for p in locks.iterdir()] == [f"{keep.id}.lock"]
+
+
 def test_unknown_session_ids_are_reported(store: SqliteSessionStore) -> None:
     for call in (
         lambda: store.get("nope"),

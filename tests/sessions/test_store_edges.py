@@ -29,7 +29,7 @@ def test_a_store_held_locked_by_another_program_is_not_called_corrupt(tmp_path: 
     store.close()
 
 
-@pytest.mark.parametrize("mode", [0o755, 0o750, 0o701, 0o770])
+@pytest.mark.parametrize("mode", [0o755, 0o750, 0o701, 0o770, 0o644, 0o600])
 def test_the_data_directory_is_made_private(tmp_path: Path, mode: int) -> None:
     data = tmp_path / "data"
     data.mkdir()
@@ -69,6 +69,17 @@ def test_a_file_where_the_data_directory_should_be_is_one_clear_error(tmp_path: 
     assert "move what is in the way aside" in str(raised.value)
 
 
+def test_a_gosling_home_that_is_a_dangling_link_is_named_as_what_is_in_the_way(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "gosling-home"  # a link left to a drive that is not mounted
+    home.symlink_to(tmp_path / "unmounted" / "gosling")
+    with pytest.raises(StoreUnusable) as raised:
+        SqliteSessionStore.open_default(home / "data")
+    assert f"its directory cannot be made (File exists: {home})" in str(raised.value)
+    assert home.is_symlink() and not (tmp_path / "unmounted").exists()  # left as it was
+
+
 def test_a_file_that_is_no_database_is_named_so(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
     path.write_bytes(b"these bytes are no SQLite header, " * 200)
@@ -104,6 +115,28 @@ def test_a_restored_session_keeps_its_times_provider_model_and_counts(tmp_path: 
         assert (session.created_at, session.updated_at) == (1_700_000_000.0, 1_700_000_500.0)
         assert session.message_count == 2 and session.name_set_by_user
     store.close()
+
+
+def test_a_restored_session_keeps_its_id_only_when_well_formed_and_free(tmp_path: Path) -> None:
+    from gosling.conversation import Message
+    from gosling.sessions import SessionSnapshot
+
+    def wish(session_id: str) -> SessionSnapshot:
+        return SessionSnapshot(
+            id=session_id, name="sent", working_dir=tmp_path, messages=[Message.user("hi")]
+        )
+
+    locks = tmp_path / "data" / "sessions.db.locks"
+    with SqliteSessionStore(tmp_path / "data" / "sessions.db") as store:
+        assert store.restore(wish("20200102_7")).id == "20200102_7"
+        assert store.restore(wish("20200102_7")).id != "20200102_7"  # taken
+        # An id from a file someone sent never names a lock file outside the locks directory.
+        for wished in ("../../outside", "", "-rf", "two words", "x" * 200):
+            restored = store.restore(wish(wished))
+            assert restored.id != wished
+            store.open_for_writing(restored.id)
+            assert (locks / f"{restored.id}.lock").is_file()
+    assert not (tmp_path / "outside.lock").exists()
 
 
 def test_a_store_written_by_a_newer_gosling_is_refused_untouched(tmp_path: Path) -> None:
