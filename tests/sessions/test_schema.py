@@ -132,3 +132,52 @@ def test_a_directory_in_place_of_the_file_is_reported(tmp_path: Path) -> None:
     (tmp_path / "sessions.db").mkdir()
     with pytest.raises(StoreUnusable, match="cannot be read"):
         SqliteSessionStore(tmp_path / "sessions.db")
+
+
+def test_a_newer_schema_is_refused_at_once_while_another_program_writes_to_it(
+    db_path: Path,
+) -> None:
+    """The newer gosling that wrote the file is mid-commit: the older one still says what is
+    wrong (and waits for nothing) rather than reporting a locked database."""
+    _populated(db_path)
+    newer = sqlite3.connect(db_path, isolation_level=None)
+    newer.execute(
+        "INSERT INTO schema_version (version, applied_at) VALUES (?, 0)", (LATEST_VERSION + 1,)
+    )
+    newer.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(SchemaTooNew) as caught:
+            SqliteSessionStore(db_path, busy_timeout=0)
+    finally:
+        newer.execute("ROLLBACK")
+        newer.close()
+    assert "Upgrade gosling" in str(caught.value)
+
+
+def test_an_empty_database_with_damaged_free_pages_is_called_damaged(db_path: Path) -> None:
+    """Another tool's database with its tables dropped reads as empty, so it gets the schema;
+    making the tables needs the free pages, and SQLite finds them damaged."""
+    db_path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db_path)
+    with conn:
+        conn.execute("CREATE TABLE scratch (x)")
+        conn.executemany("INSERT INTO scratch VALUES (?)", [("x" * 3000,) for _ in range(20)])
+    with conn:
+        conn.execute("DROP TABLE scratch")
+    conn.close()
+    data = bytearray(db_path.read_bytes())
+    page_size = int.from_bytes(data[16:18], "big")
+    trunk = int.from_bytes(data[32:36], "big")  # the first page of the free list
+    assert trunk > 1
+    data[(trunk - 1) * page_size : trunk * page_size] = b"\xff" * page_size
+    db_path.write_bytes(bytes(data))
+
+    with pytest.raises(CorruptStore) as caught:
+        SqliteSessionStore(db_path)
+    message = str(caught.value)
+    assert str(db_path) in message
+    assert "malformed" in message
+    assert "gosling sessions export" in message
+    conn = sqlite3.connect(db_path)
+    assert conn.execute("SELECT name FROM sqlite_master").fetchall() == []  # nothing made
+    conn.close()
