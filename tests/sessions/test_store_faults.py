@@ -297,3 +297,50 @@ def test_a_second_store_on_the_same_file_keeps_the_first_ones_locks(tmp_path: Pa
     with SqliteSessionStore(db) as store:
         assert [m.text for m in store.load_messages(session.id)] == ["before", "after"]
         assert store.check_integrity() == []
+
+
+_READ_ONLY_READER = """
+import ctypes, sys, _sqlite3
+from concurrent.futures import ThreadPoolExecutor
+
+# SQLite's own default, which Debian's build changes: a `file:` name is a URI only when the
+# caller says so. Set while no connection is open, before the store makes any.
+try:
+    sqlite = ctypes.CDLL(_sqlite3.__file__)
+    sqlite.sqlite3_shutdown()
+    sqlite.sqlite3_config(17, ctypes.c_int(0))  # SQLITE_CONFIG_URI, off
+    sqlite.sqlite3_initialize()
+except (OSError, AttributeError):
+    pass  # SQLite's symbols are not reachable here: the build's own setting stays
+
+from gosling.sessions import SqliteSessionStore
+
+with SqliteSessionStore(sys.argv[1]) as store:
+    assert store.read_only
+    sessions = store.list_sessions()
+    with ThreadPoolExecutor(max_workers=2) as pool:  # a store is shared between threads
+        texts = list(pool.map(lambda s: [m.text for m in store.load_messages(s.id)], sessions))
+print(texts)
+"""
+
+
+@needs_mounts
+def test_a_read_only_store_reads_from_any_thread_whatever_sqlites_uri_default(
+    namespace: MountNamespace, data_dir: Path
+) -> None:
+    db = data_dir / "sessions.db"
+    with SqliteSessionStore(db) as store:
+        session = store.create(working_dir=data_dir)
+        store.append_messages(session.id, [Message.user("saved before the mount")])
+    namespace.run(["mount", "--bind", str(data_dir), str(data_dir)])
+    namespace.run(["mount", "-o", "remount,bind,ro", str(data_dir)])
+    read = subprocess.run(
+        [*namespace.prefix(), sys.executable, "-c", _READ_ONLY_READER, str(db)],
+        env={**_env(), "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.strip() == "[['saved before the mount']]"
+    assert sorted(p.name for p in data_dir.iterdir()) == ["sessions.db", "sessions.db.locks"]
