@@ -375,6 +375,14 @@ JUDGED: dict[str, str] = {
     "sessions/sqlite_store.py:87 NumberReplacer": (
         "harmless: the default busy timeout one second longer or shorter"
     ),
+    "sessions/sqlite_rows.py:134 NumberReplacer": (
+        "equivalent for row[-1] (the +1 is caught): the message query selects one column, the "
+        "message's JSON, so it is row[0]"
+    ),
+    "sessions/sqlite_store.py:497 NumberReplacer": (
+        "equivalent for row[-1] (the +1 is caught): PRAGMA integrity_check returns one column, "
+        "so it is row[0]"
+    ),
     "providers/deadlines.py:84 ReplaceComparisonOperator_Lt_NotEq": (
         "equivalent: the first-byte end is the smaller of the two deadlines, never later "
         "than the overall one, so `<` and `!=` agree"
