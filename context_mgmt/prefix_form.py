@@ -51,9 +51,9 @@ def blank_tool_results(messages: Sequence[Message], percent: int) -> list[Messag
     middle first (the ladder's order); the responses themselves stay, so every call keeps
     its answer."""
     positions = tool_result_positions(messages)
-    if percent <= 0 or not positions:
+    count = blanked_count(len(positions), percent)
+    if not count:
         return list(messages)
-    count = max(1, len(positions) * percent // 100)
     chosen = [positions[k] for k in removal_order(len(positions))[:count]]
     by_message: dict[int, set[int]] = {}
     for i, j in chosen:
@@ -69,6 +69,14 @@ def blank_tool_results(messages: Sequence[Message], percent: int) -> list[Messag
         )
         blanked[i] = blanked[i].with_content(content)
     return blanked
+
+
+def blanked_count(results: int, percent: int) -> int:
+    """How many of `results` tool results the `percent` rung blanks (at least one, once any
+    are to go)."""
+    if percent <= 0 or not results:
+        return 0
+    return max(1, results * percent // 100)
 
 
 def with_request(messages: Sequence[Message], request: str) -> list[Message]:

@@ -33,6 +33,8 @@ from gosling.context_mgmt.prefix_form import (
     CompactionForm,
     SessionPrefix,
     blank_tool_results,
+    blanked_count,
+    tool_result_positions,
     with_request,
 )
 from gosling.context_mgmt.structured import StructuredSummary, apply_structured
@@ -109,6 +111,8 @@ class Summary:
     removal_percent: int
     """The ladder rung that fitted: the share of tool-response messages left out."""
     removed_tool_responses: int
+    """Tool-response messages left out of the transcript, or (prefix form) tool results
+    whose contents were blanked."""
     requests: int
     """Model calls made, including the ones that overflowed and a shorter-summary retry."""
     structured: StructuredSummary | None
@@ -305,7 +309,7 @@ async def _summarize_on_prefix(
             message=Message(role="user", content=(TextContent(text=outcome.text),)),
             usage=outcome.usage,
             removal_percent=percent,
-            removed_tool_responses=0,
+            removed_tool_responses=blanked_count(len(tool_result_positions(sent)), percent),
             requests=calls.requests,
             structured=outcome.structured,
             truncated=outcome.truncated,

@@ -84,6 +84,19 @@ async def test_overflow_blanks_tool_results_middle_out_then_falls_back_to_the_tr
     assert summary.form == "transcript"
 
 
+async def test_a_prefix_summary_says_how_many_tool_results_were_blanked_for_it() -> None:
+    view = tool_session(4)
+    at_once = await summarize(
+        ScriptedProvider([STRUCTURED_REPLY]), view, form="prefix", prefix=_prefix(view)
+    )
+    assert (at_once.removal_percent, at_once.removed_tool_responses) == (0, 0)
+    too_long = ContextLengthExceeded("prompt is too long")
+    provider = ScriptedProvider([too_long, too_long, STRUCTURED_REPLY])
+    later = await summarize(provider, view, form="prefix", prefix=_prefix(view))
+    blanked = sum(r == BLANKED_RESULT for r in _results(provider.requests[-1].messages))
+    assert later.form == "prefix" and later.removed_tool_responses == blanked == 2
+
+
 async def test_summarize_called_directly_keeps_the_transcript_form() -> None:
     view = tool_session(2)
     provider = ScriptedProvider([STRUCTURED_REPLY])

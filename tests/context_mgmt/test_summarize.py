@@ -237,3 +237,22 @@ async def test_a_broken_prompt_override_fails_compaction_naming_the_file() -> No
 
 def _between(text: str, start: str, end: str) -> str:
     return text[text.index(start) + len(start) : text.index(end)]
+
+
+async def test_an_earlier_summary_is_the_checkpoint_and_what_followed_it_is_summarized() -> None:
+    from gosling.context_mgmt.summarize import SUMMARY_KIND
+
+    earlier = Message.user("EARLIER-SUMMARY: the parser was rewritten.")
+    earlier = earlier.with_metadata(earlier.metadata.with_kind(SUMMARY_KIND))
+    messages = [
+        earlier,
+        Message.user("Now fix the lexer."),
+        calls("c1", name="read_file", path="src/lexer.py"),
+        results(("c1", "def lex(): ...")),
+    ]
+    provider = ScriptedProvider([STRUCTURED_REPLY])
+    summary = await summarize(provider, messages)
+    system = provider.requests[0].system
+    assert summary.merged_prior
+    assert system.count("EARLIER-SUMMARY") == 1  # as the checkpoint, not as a message too
+    assert '{"role":"user","content":["Now fix the lexer."]}' in system
