@@ -132,3 +132,23 @@ async def test_a_model_cannot_forge_the_recorded_activity() -> None:
         ScriptedProvider(["```json\n" + json.dumps(document) + "\n```"]), [Message.user("hi")]
     )
     assert "Recorded" not in summary.message.text
+
+
+def test_a_trail_holding_only_one_kind_of_entry_is_still_rendered() -> None:
+    """A trail a library caller builds by hand: what it holds reaches the template."""
+    from gosling.context_mgmt.artifact_trail import FileTouch, TestFix
+    from gosling.context_mgmt.structured import StructuredSummary
+
+    fixed = ArtifactTrail(tests_fixed=(TestFix("pytest", 1, ("tests/test_a.py::test_b",)),))
+    context = StructuredSummary().template_context(fixed)
+    assert context["trail"] is not None
+    assert context["trail"]["tests_fixed"][0]["command"] == "pytest"
+    assert StructuredSummary().template_context(ArtifactTrail(folded_files=3))["trail"]
+    assert StructuredSummary().template_context(ArtifactTrail(errors=("E: boom",)))["trail"]
+    ran = ArtifactTrail(commands=(CommandRun("make", 0),))
+    assert StructuredSummary().template_context(ran)["trail"]
+    assert StructuredSummary().template_context(ArtifactTrail())["trail"] is None
+    # Files alone are in the summary's own `files` already, unless the trail is all there is.
+    files = ArtifactTrail(files=(FileTouch("src/a.py", reads=1),))
+    assert StructuredSummary().template_context(files)["trail"] is None
+    assert StructuredSummary().template_context(files, trail_only=True)["trail"]
