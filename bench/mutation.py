@@ -142,6 +142,11 @@ _FROZEN = (
     "harmless: @dataclass(frozen=True) -> frozen=False; the instances are never mutated or "
     "hashed, so nothing a user sees changes"
 )
+_TWO_ROLES = (
+    'equivalent: a message\'s role is "user" or "assistant" and "assistant" sorts first, '
+    "and user messages hold no tool requests, so the changed comparison picks the same "
+    "messages"
+)
 _LAST_MODE = (
     "equivalent: the sandbox mode is one of three names, and none sorts after "
     '"workspace-write", so `>=` it is `==` it'
@@ -238,6 +243,44 @@ JUDGED: dict[str, str] = {
     ),
     "agent/sandbox/policy.py:124 ReplaceComparisonOperator_Eq_GtE": _LAST_MODE,
     "agent/sandbox/policy.py:126 ReplaceComparisonOperator_Eq_GtE": _LAST_MODE,
+    "context_mgmt/trim_plan.py:61 ReplaceTrueWithFalse": _FROZEN,
+    "context_mgmt/trim_plan.py:54 NumberReplacer": (
+        "harmless: the default trim patience 3 or 1 instead of 2 (config `trim_patience`): "
+        "trims a little later or sooner, each still paying for itself"
+    ),
+    "context_mgmt/trim_plan.py:75 NumberReplacer": (
+        "equivalent: every plan gosling reads `settled` from is made by `plan_trim`, which "
+        "always sets it; the default only fills plans that go to the clock, which ignores it"
+    ),
+    "context_mgmt/trim_plan.py:97 NumberReplacer": (
+        "equivalent for the walk's end -1 -> -2 (the others are caught): the extra step "
+        "revisits the last message, which in a view sent to a model is tool results or text, "
+        "skipped either way"
+    ),
+    "context_mgmt/trim_plan.py:107 ReplaceComparisonOperator_NotEq_Lt": _TWO_ROLES,
+    "context_mgmt/trim_plan.py:256 ReplaceComparisonOperator_Eq_LtE": _TWO_ROLES,
+    "context_mgmt/masking.py:243 ReplaceComparisonOperator_Eq_GtE": _TWO_ROLES,
+    "context_mgmt/trim_plan.py:111 ReplaceComparisonOperator_Eq_LtE": (
+        "equivalent: the kept-call count starts at 0 and only grows, so `<= 0` is `== 0`"
+    ),
+    "context_mgmt/trim_plan.py:291 ReplaceComparisonOperator_Gt_NotEq": (
+        "equivalent: a cache read price is never negative (PromptCache validates ge=0), so "
+        "`!= 0` is `> 0`"
+    ),
+    "context_mgmt/masking.py:46 NumberReplacer": (
+        "harmless: the default number of newest tool results kept verbatim 9 or 11 instead "
+        "of 10 (config `mask_keep_last`)"
+    ),
+    "context_mgmt/summarize.py:120 ReplaceFalseWithTrue": (
+        "equivalent: every Summary gosling makes passes `truncated` explicitly"
+    ),
+    "context_mgmt/summarize.py:231 ReplaceComparisonOperator_Eq_LtE": (
+        "equivalent: a count of tool responses is never negative, so `<= 0` is `== 0`"
+    ),
+    "context_mgmt/summarize.py:423 NumberReplacer": (
+        "equivalent: the second rejected reply always ends in CompactionFailed right after, "
+        "and nothing reads the count from there"
+    ),
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

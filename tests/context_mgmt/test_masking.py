@@ -124,6 +124,15 @@ def test_error_results_keep_their_first_lines() -> None:
     assert recall_hint("e1") in shown
 
 
+def test_an_error_line_up_to_200_characters_is_kept_whole_and_a_longer_one_cut() -> None:
+    error = "E" * 200 + "\n" + "L" * 300 + "\n" + "z\n" * 300
+    [part] = masked_copy(answers(output("e1", error, is_error=True)), {}).content
+    assert isinstance(part, ToolResponse)
+    kept, cut = part.text().splitlines()[1:3]
+    assert kept == "E" * 200
+    assert cut == "L" * 199 + "…"
+
+
 def test_long_arguments_are_cut_and_images_counted() -> None:
     request = call("img", name="browser__screenshot", url="https://example.com/" + "a" * 500)
     response = ToolResponse(id="img", content=(TextContent(text="page"), ImageContent(data="AAAA")))

@@ -208,3 +208,28 @@ def test_a_change_to_messages_not_in_view_saves_and_resends_nothing() -> None:
     from gosling.context_mgmt.trim_plan import change_figures
 
     assert change_figures(session(5), {"not-in-view": 0}, count, added_tokens=10) == (0, 0)
+
+
+def test_a_change_to_the_first_message_counts_from_the_start_of_the_view() -> None:
+    from gosling.context_mgmt.trim_plan import change_figures
+
+    view = session(3)
+    rest = sum(count(m) for m in view[1:])
+    assert change_figures(view, {view[0].id: 0}, count) == (TASK, rest)
+    # Further back than Anthropic's look-back: the same, there is nothing before it.
+    assert change_figures(view, {view[0].id: 0}, count, lookback=2) == (TASK, rest)
+
+
+def test_an_old_call_with_a_long_argument_is_where_the_settled_part_ends() -> None:
+    """Its output is small (nothing to mask there), but its argument can still be cut."""
+    from tests.context_mgmt.tool_conversations import answers, asks, call, output
+
+    long_call = call("call_long", "developer__write", path="a.txt", content="w" * 2_000)
+    view = [
+        *session(0),
+        asks(long_call),
+        answers(output("call_long", "ok")),
+        *[m for n in range(12) for m in (asks(call(f"s{n}")), answers(output(f"s{n}", "ok")))],
+    ]
+    plan = plan_trim(view, count, preview, keep_last=3, keep_tokens=100_000)
+    assert plan.settled == 1
