@@ -281,6 +281,21 @@ JUDGED: dict[str, str] = {
         "equivalent: the second rejected reply always ends in CompactionFailed right after, "
         "and nothing reads the count from there"
     ),
+    "context_mgmt/folding.py:33 NumberReplacer": (
+        "harmless: the folding note names the latest 7 or 9 folded calls instead of 8; the "
+        "rest are listed by the recall tool either way"
+    ),
+    "context_mgmt/masking.py:180 ReplaceComparisonOperator_NotEq_Gt": (
+        "equivalent: a non-empty output has at least one line, so `> 1` is `!= 1`"
+    ),
+    "context_mgmt/structured.py:342 ReplaceComparisonOperator_Eq_LtE": (
+        "equivalent: the depth is 1 after the opening brace and the scan returns as soon as "
+        "it is back to 0, so it is never below 0"
+    ),
+    "context_mgmt/trim_plan.py:286 ReplaceComparisonOperator_LtE_Eq": (
+        "equivalent: every plan's saved_tokens is floored at 0 where it is made (plan_trim, "
+        "the trimmer's summary check), so `== 0` is `<= 0`"
+    ),
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

@@ -124,6 +124,25 @@ def test_file_entries_decode_leniently() -> None:
     )
 
 
+def test_a_file_entry_with_any_one_of_path_summary_or_code_is_kept() -> None:
+    text = json.dumps(
+        {
+            "files": [
+                {"path": "only/a/path.py"},
+                {"summary": "Only words about a file"},
+                {"key_code": "x = 1"},
+            ]
+        }
+    )
+    summary = StructuredSummary.parse(text)
+    assert summary is not None
+    assert summary.files == (
+        FileActivity("only/a/path.py", "", None),
+        FileActivity("", "Only words about a file", None),
+        FileActivity("", "", "x = 1"),
+    )
+
+
 def test_a_single_file_object_or_path_is_accepted() -> None:
     one = StructuredSummary.parse('{"files": {"path": "a.py", "summary": "x"}}')
     assert one is not None and one.files == (FileActivity("a.py", "x"),)

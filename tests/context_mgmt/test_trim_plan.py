@@ -44,6 +44,7 @@ def test_the_newest_calls_stay_whole_by_count_and_by_tokens() -> None:
     # The newest result stays whole whatever its size.
     assert kept_boundary(view, count, keep_last=10, keep_tokens=10) == (29, 1)
     assert kept_boundary(view, count, keep_last=0, keep_tokens=100_000) == (31, 0)
+    assert kept_boundary(view, count, keep_last=1, keep_tokens=10) == (29, 1)
 
 
 def test_a_trim_masks_the_calls_older_than_the_kept_ones_and_counts_what_it_resends() -> None:
