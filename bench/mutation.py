@@ -296,6 +296,15 @@ JUDGED: dict[str, str] = {
         "equivalent: every plan's saved_tokens is floored at 0 where it is made (plan_trim, "
         "the trimmer's summary check), so `== 0` is `<= 0`"
     ),
+    "agent/sandbox/launch.py:141 NumberReplacer": (
+        "harmless: the poll interval for a process `spawn` did not start (gosling's own "
+        "calls never poll) 1.01 s, or a busy loop with -0.99"
+    ),
+    "agent/sandbox/policy.py:141 ReplaceComparisonOperator_Eq_GtE": (
+        'equivalent: `>= "read-only"` also holds for "workspace-write", where the workspace '
+        "is bound writable already, so leaving out an extra writable bind inside it changes "
+        "nothing (the extras are MCP server caches under gosling's own state directory)"
+    ),
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

@@ -40,3 +40,19 @@ async def test_waiting_on_a_process_spawn_did_not_start_ends_with_its_exit() -> 
     process = await asyncio.create_subprocess_exec("sh", "-c", "exit 3")
     await asyncio.wait_for(wait_exit(process), 30)
     assert process.returncode == 3
+
+
+async def test_a_tool_process_runs_in_a_session_of_its_own(tmp_path: Path) -> None:
+    """So the terminal's Ctrl-C and job-control signals reach gosling, which stops the call
+    itself, and stopping the call's process group reaches everything the command started."""
+    launch = plan_launch(
+        ["sleep", "3000.402"], cwd=tmp_path, env={"PATH": os.environ["PATH"]}, sandbox=None
+    )
+    process = await spawn(launch, stdin=subprocess.DEVNULL)
+    try:
+        assert os.getsid(process.pid) == process.pid
+        assert os.getpgid(process.pid) == process.pid
+        assert os.getpgid(process.pid) != os.getpgid(0)
+    finally:
+        process.kill()
+        await wait_exit(process)

@@ -175,3 +175,22 @@ def test_gosling_finds_older_marked_processes_but_never_itself(tmp_path: Path) -
     finally:
         older.kill()
         older.wait()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_without_setpriv_on_the_path_the_guard_falls_back_to_the_preexec_hook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gosling.agent.sandbox import lifetime
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "sh").symlink_to(shutil.which("sh") or "/bin/sh")
+    monkeypatch.setenv("PATH", str(bin_dir))
+    lifetime._guard_tools.cache_clear()
+    try:
+        argv, preexec = exec_guard(["touch", "ran"])
+    finally:
+        lifetime._guard_tools.cache_clear()
+    assert argv == ["touch", "ran"]
+    assert preexec is not None
