@@ -301,9 +301,10 @@ JUDGED: dict[str, str] = {
         "calls never poll) 1.01 s, or a busy loop with -0.99"
     ),
     "agent/sandbox/policy.py:141 ReplaceComparisonOperator_Eq_GtE": (
-        'equivalent: `>= "read-only"` also holds for "workspace-write", where the workspace '
-        "is bound writable already, so leaving out an extra writable bind inside it changes "
-        "nothing (the extras are MCP server caches under gosling's own state directory)"
+        'harmless: `>= "read-only"` also holds for "workspace-write", where the workspace '
+        "is bound writable already; the extras are MCP server caches under gosling's state "
+        "directory, so only a GOSLING_HOME inside the workspace (hidden by a tmpfs) loses the "
+        "cache between calls"
     ),
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
