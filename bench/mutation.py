@@ -306,6 +306,14 @@ JUDGED: dict[str, str] = {
         "directory, so only a GOSLING_HOME inside the workspace (hidden by a tmpfs) loses the "
         "cache between calls"
     ),
+    "context_mgmt/folding.py:35 NumberReplacer": (
+        "harmless: the folding note quotes the first lines of the latest 2 or 4 folded "
+        "errors instead of 3; each stays recallable in full"
+    ),
+    "context_mgmt/structured.py:296 ReplaceComparisonOperator_Eq_LtE": (
+        "equivalent: an index from enumerate is never negative, so `<= 0` is `== 0`"
+    ),
+    "context_mgmt/masking.py:152 ReplaceComparisonOperator_Eq_LtE": _TWO_ROLES,
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

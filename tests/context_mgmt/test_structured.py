@@ -360,3 +360,16 @@ def test_an_override_that_renders_empty_keeps_the_raw_text(
         kept, structured = apply_structured(FULL_REPLY)
     assert kept == FULL_REPLY and structured is None
     assert "rendered empty" in caplog.text
+
+
+def test_a_prose_reply_with_a_trail_and_a_broken_override_keeps_the_prose(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from gosling.context_mgmt.artifact_trail import ArtifactTrail
+
+    _override("compaction_summary.md", "{{ no_such_field }}")
+    prose = "We rewrote the lexer; the tests pass."
+    with caplog.at_level(logging.WARNING, logger="gosling.context_mgmt.structured"):
+        kept, structured = apply_structured(prose, trail=ArtifactTrail(errors=("E: boom",)))
+    assert kept == prose and structured is None
+    assert "artifact trail" in caplog.text and "no_such_field" in caplog.text

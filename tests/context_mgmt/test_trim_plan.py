@@ -234,3 +234,16 @@ def test_an_old_call_with_a_long_argument_is_where_the_settled_part_ends() -> No
     ]
     plan = plan_trim(view, count, preview, keep_last=3, keep_tokens=100_000)
     assert plan.settled == 1
+
+
+def test_past_the_look_back_only_what_follows_the_cache_anchor_is_sent_again() -> None:
+    from gosling.context_mgmt.trim_plan import change_figures
+
+    view = session(10)
+    change = {view[15].id: 0}
+    anchored = change_figures(view, change, count, lookback=2, start=12, anchor=5)
+    resent = sum(count(m) for m in view[6:12]) + sum(count(m) for m in view[12:]) - count(view[15])
+    assert anchored == (count(view[15]), resent)
+    # An anchor at or after `start` says nothing about what is settled before it.
+    unanchored = change_figures(view, change, count, lookback=2, start=12, anchor=12)
+    assert unanchored == (count(view[15]), resent + sum(count(m) for m in view[:6]))
