@@ -314,6 +314,10 @@ JUDGED: dict[str, str] = {
         "equivalent: an index from enumerate is never negative, so `<= 0` is `== 0`"
     ),
     "context_mgmt/masking.py:152 ReplaceComparisonOperator_Eq_LtE": _TWO_ROLES,
+    "context_mgmt/summarize.py:219 ReplaceUnaryOperator_USub_Invert": (
+        "equivalent: the ladder's first-rung marker -1 becomes ~1 (-2); no message count is "
+        "negative, so the first rung runs either way"
+    ),
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

@@ -256,3 +256,13 @@ async def test_an_earlier_summary_is_the_checkpoint_and_what_followed_it_is_summ
     assert summary.merged_prior
     assert system.count("EARLIER-SUMMARY") == 1  # as the checkpoint, not as a message too
     assert '{"role":"user","content":["Now fix the lexer."]}' in system
+
+
+async def test_an_earlier_summary_without_text_is_no_checkpoint() -> None:
+    from gosling.context_mgmt.summarize import SUMMARY_KIND
+
+    blank = Message.user("   ")
+    blank = blank.with_metadata(blank.metadata.with_kind(SUMMARY_KIND))
+    messages = [blank, Message.user("Now fix the lexer.")]
+    summary = await summarize(ScriptedProvider([STRUCTURED_REPLY]), messages)
+    assert not summary.merged_prior

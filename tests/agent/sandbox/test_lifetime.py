@@ -194,3 +194,22 @@ def test_without_setpriv_on_the_path_the_guard_falls_back_to_the_preexec_hook(
         lifetime._guard_tools.cache_clear()
     assert argv == ["touch", "ran"]
     assert preexec is not None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_without_setpriv_the_child_is_armed_to_be_killed_when_gosling_dies() -> None:
+    """What the kernel holds for the child after the preexec hook: SIGKILL on parent death."""
+    from gosling.agent.sandbox.lifetime import die_with_parent_hook
+
+    hook = die_with_parent_hook()
+    assert hook is not None
+    ask = (
+        "import ctypes, signal\n"
+        "sig = ctypes.c_int(-1)\n"
+        "ctypes.CDLL(None).prctl(2, ctypes.byref(sig), 0, 0, 0)  # PR_GET_PDEATHSIG\n"
+        "print(signal.Signals(sig.value).name if sig.value > 0 else sig.value)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", ask], preexec_fn=hook, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "SIGKILL", done.stderr
