@@ -318,6 +318,18 @@ JUDGED: dict[str, str] = {
         "equivalent: the ladder's first-rung marker -1 becomes ~1 (-2); no message count is "
         "negative, so the first rung runs either way"
     ),
+    "context_mgmt/folding.py:37 NumberReplacer": (
+        "harmless: the folding note's lines are cut at 159 or 161 characters instead of 160"
+    ),
+    "context_mgmt/trim_plan.py:109 NumberReplacer": (
+        "equivalent: the walk goes back from the end, so each call's result (which follows "
+        "it: every call in a view is answered) is sized before the call is reached; the "
+        "default is never used"
+    ),
+    "agent/sandbox/policy.py:126 ReplaceComparisonOperator_Eq_LtE": (
+        'equivalent: `<= "workspace-write"` also holds for "read-only", where binding the git '
+        "metadata read-only inside a workspace bound read-only changes nothing"
+    ),
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

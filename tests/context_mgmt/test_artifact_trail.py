@@ -152,3 +152,24 @@ def test_a_trail_holding_only_one_kind_of_entry_is_still_rendered() -> None:
     files = ArtifactTrail(files=(FileTouch("src/a.py", reads=1),))
     assert StructuredSummary().template_context(files)["trail"] is None
     assert StructuredSummary().template_context(files, trail_only=True)["trail"]
+
+
+async def test_a_file_the_model_names_by_its_absolute_path_gets_what_was_recorded_for_it() -> None:
+    write = ToolRequest(
+        id="w", name="developer__write", arguments={"path": "src/parser.py", "content": "a\nb\n"}
+    )
+    messages = [
+        Message.user("Fix the parser bug"),
+        Message(role="assistant", content=(write,)),
+        Message(
+            role="user",
+            content=(ToolResponse(id="w", content=(TextContent(text="Created src/parser.py"),)),),
+        ),
+    ]
+    document = {"files": [{"path": "/home/dev/proj/src/parser.py", "summary": "Rewritten"}]}
+    reply = "```json\n" + json.dumps(document) + "\n```"
+    summary = await summarize(ScriptedProvider([reply]), messages)
+    assert summary.structured is not None
+    (merged,) = summary.structured.files
+    assert merged.path == "/home/dev/proj/src/parser.py"
+    assert merged.activity == "created (+2/−0 lines)"
