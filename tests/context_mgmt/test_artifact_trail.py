@@ -70,6 +70,19 @@ def _shell(call_id: str, command: str, output: str, *, error: bool = False) -> l
     ]
 
 
+def _parser_created() -> list[Message]:
+    """The task, then `src/parser.py` written with two lines."""
+    write = ToolRequest(
+        id="w", name="developer__write", arguments={"path": "src/parser.py", "content": "a\nb\n"}
+    )
+    created = ToolResponse(id="w", content=(TextContent(text="Created src/parser.py"),))
+    return [
+        Message.user("Fix the parser bug"),
+        Message(role="assistant", content=(write,)),
+        Message(role="user", content=(created,)),
+    ]
+
+
 def test_a_test_command_that_failed_then_passed_is_recorded_with_its_failing_tests() -> None:
     failing = "Exit code: 1\nFAILED tests/test_dates.py::test_month - ValueError: month 13\n"
     messages = [
@@ -98,16 +111,8 @@ def test_the_trail_is_bounded_with_the_oldest_entries_folded() -> None:
 
 
 async def test_every_summary_carries_the_trail_and_its_files_merge_into_files() -> None:
-    write = ToolRequest(
-        id="w", name="developer__write", arguments={"path": "src/parser.py", "content": "a\nb\n"}
-    )
     messages = [
-        Message.user("Fix the parser bug"),
-        Message(role="assistant", content=(write,)),
-        Message(
-            role="user",
-            content=(ToolResponse(id="w", content=(TextContent(text="Created src/parser.py"),)),),
-        ),
+        *_parser_created(),
         *_shell("t", "pytest", "Exit code: 2\nE   ImportError: cannot import name 'scan'"),
     ]
     document = {
@@ -155,17 +160,7 @@ def test_a_trail_holding_only_one_kind_of_entry_is_still_rendered() -> None:
 
 
 async def test_a_file_the_model_names_by_its_absolute_path_gets_what_was_recorded_for_it() -> None:
-    write = ToolRequest(
-        id="w", name="developer__write", arguments={"path": "src/parser.py", "content": "a\nb\n"}
-    )
-    messages = [
-        Message.user("Fix the parser bug"),
-        Message(role="assistant", content=(write,)),
-        Message(
-            role="user",
-            content=(ToolResponse(id="w", content=(TextContent(text="Created src/parser.py"),)),),
-        ),
-    ]
+    messages = _parser_created()
     document = {"files": [{"path": "/home/dev/proj/src/parser.py", "summary": "Rewritten"}]}
     reply = "```json\n" + json.dumps(document) + "\n```"
     summary = await summarize(ScriptedProvider([reply]), messages)
