@@ -330,6 +330,18 @@ JUDGED: dict[str, str] = {
         'equivalent: `<= "workspace-write"` also holds for "read-only", where binding the git '
         "metadata read-only inside a workspace bound read-only changes nothing"
     ),
+    "context_mgmt/masking.py:218 ReplaceComparisonOperator_Eq_LtE": (
+        "equivalent: a cache key's length follows from its first element, the message's "
+        "content tuple, which is compared by identity too; same content, same length"
+    ),
+    "context_mgmt/structured.py:291 ReplaceComparisonOperator_Eq_GtE": (
+        "equivalent: a candidate is a piece of the tail, so it never holds more `</analysis>` "
+        "than the tail does; `>=` is `==`"
+    ),
+    "agent/sandbox/launch.py:121 NumberReplacer": (
+        "harmless: releasing a process's pipes waits 1 or 3 s instead of 2 for its exit "
+        "status before closing them anyway"
+    ),
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

@@ -168,3 +168,14 @@ async def test_a_file_the_model_names_by_its_absolute_path_gets_what_was_recorde
     (merged,) = summary.structured.files
     assert merged.path == "/home/dev/proj/src/parser.py"
     assert merged.activity == "created (+2/−0 lines)"
+
+
+def test_files_the_model_left_out_are_added_changed_ones_first() -> None:
+    from gosling.context_mgmt.artifact_trail import FileTouch
+    from gosling.context_mgmt.structured import StructuredSummary
+
+    trail = ArtifactTrail(
+        files=(FileTouch("docs/readme.md", reads=1), FileTouch("src/a.py", writes=1))
+    )
+    merged = StructuredSummary().with_trail(trail)
+    assert [f.path for f in merged.files] == ["src/a.py", "docs/readme.md"]

@@ -247,3 +247,9 @@ def test_past_the_look_back_only_what_follows_the_cache_anchor_is_sent_again() -
     # An anchor at or after `start` says nothing about what is settled before it.
     unanchored = change_figures(view, change, count, lookback=2, start=12, anchor=12)
     assert unanchored == (count(view[15]), resent + sum(count(m) for m in view[:6]))
+
+
+def test_calls_before_a_new_user_message_are_kept_too() -> None:
+    view = [*session(3), Message.user("Now the other module."), *session(2)[1:]]
+    # call_0 and call_1 of the second session share ids with the first: only the count matters.
+    assert kept_boundary(view, count, keep_last=10, keep_tokens=100_000) == (1, 5)

@@ -281,3 +281,11 @@ def test_without_user_namespaces_root_still_gets_the_sandbox_without_one(
     fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
     refused = probe(str(fake))
     assert refused.path is None and "setting up uid map: Permission denied" in refused.problem
+
+
+def test_a_hidden_directory_holding_the_working_directory_is_left_visible() -> None:
+    """Hiding it would leave the command in an empty directory: the user chose to work there."""
+    secrets, other = WS / "deploy" / "secrets", WS / "other-secrets"
+    policy = SandboxPolicy(mode="workspace-write", workspace=WS, hidden=(secrets, other))
+    args = bwrap_argv(policy, ["ls"], cwd=secrets / "keys")
+    assert pairs(args, "--tmpfs") == ["/tmp", "/var/tmp", str(other)]
