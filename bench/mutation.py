@@ -147,6 +147,10 @@ _TWO_ROLES = (
     "and user messages hold no tool requests, so the changed comparison picks the same "
     "messages"
 )
+_WAITED = (
+    "harmless: the trim clock's sum of saved tokens times calls starts at 1 or -1 instead of "
+    "0, against sums in the thousands of tokens: a trim may come one call sooner or later"
+)
 _LAST_MODE = (
     "equivalent: the sandbox mode is one of three names, and none sorts after "
     '"workspace-write", so `>=` it is `==` it'
@@ -241,8 +245,8 @@ JUDGED: dict[str, str] = {
         "equivalent: Linux reads only the signal argument of PR_SET_PDEATHSIG; arguments 3-5 "
         "are ignored whatever they hold"
     ),
-    "agent/sandbox/policy.py:124 ReplaceComparisonOperator_Eq_GtE": _LAST_MODE,
-    "agent/sandbox/policy.py:126 ReplaceComparisonOperator_Eq_GtE": _LAST_MODE,
+    "agent/sandbox/policy.py:120 ReplaceComparisonOperator_Eq_GtE": _LAST_MODE,
+    "agent/sandbox/policy.py:122 ReplaceComparisonOperator_Eq_GtE": _LAST_MODE,
     "context_mgmt/trim_plan.py:61 ReplaceTrueWithFalse": _FROZEN,
     "context_mgmt/trim_plan.py:54 NumberReplacer": (
         "harmless: the default trim patience 3 or 1 instead of 2 (config `trim_patience`): "
@@ -300,7 +304,7 @@ JUDGED: dict[str, str] = {
         "harmless: the poll interval for a process `spawn` did not start (gosling's own "
         "calls never poll) 1.01 s, or a busy loop with -0.99"
     ),
-    "agent/sandbox/policy.py:141 ReplaceComparisonOperator_Eq_GtE": (
+    "agent/sandbox/policy.py:137 ReplaceComparisonOperator_Eq_GtE": (
         'harmless: `>= "read-only"` also holds for "workspace-write", where the workspace '
         "is bound writable already; the extras are MCP server caches under gosling's state "
         "directory, so only a GOSLING_HOME inside the workspace (hidden by a tmpfs) loses the "
@@ -326,7 +330,7 @@ JUDGED: dict[str, str] = {
         "it: every call in a view is answered) is sized before the call is reached; the "
         "default is never used"
     ),
-    "agent/sandbox/policy.py:126 ReplaceComparisonOperator_Eq_LtE": (
+    "agent/sandbox/policy.py:122 ReplaceComparisonOperator_Eq_LtE": (
         'equivalent: `<= "workspace-write"` also holds for "read-only", where binding the git '
         "metadata read-only inside a workspace bound read-only changes nothing"
     ),
@@ -342,6 +346,13 @@ JUDGED: dict[str, str] = {
         "harmless: releasing a process's pipes waits 1 or 3 s instead of 2 for its exit "
         "status before closing them anyway"
     ),
+    "context_mgmt/summarize.py:103 ReplaceTrueWithFalse": _FROZEN,
+    "context_mgmt/summarize.py:503 ReplaceTrueWithFalse": _FROZEN,
+    "context_mgmt/masking.py:54 NumberReplacer": (
+        "harmless: the placeholder cache holds one copy more or fewer than 16,384"
+    ),
+    "context_mgmt/trim_plan.py:275 NumberReplacer": _WAITED,
+    "context_mgmt/trim_plan.py:281 NumberReplacer": _WAITED,
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

@@ -90,10 +90,6 @@ class SandboxPolicy:
     """The compiled filter that refuses unix sockets (`seccomp.filter_file`); None: none
     for this machine, and only the hidden directories keep host sockets away."""
 
-    def describe(self) -> str:
-        """One line for the user: which sandbox, and whether it has network."""
-        return f"{self.mode} ({'network allowed' if self.network else 'no network'})"
-
 
 def _inside(path: Path, root: Path) -> bool:
     return path == root or path.is_relative_to(root)
