@@ -353,6 +353,11 @@ JUDGED: dict[str, str] = {
     ),
     "context_mgmt/trim_plan.py:275 NumberReplacer": _WAITED,
     "context_mgmt/trim_plan.py:281 NumberReplacer": _WAITED,
+    "agent/sandbox/lifetime.py:63 ExceptionReplacer": (
+        "unreachable on Linux: `CDLL(None)` is the running process's own C library, which "
+        "has `prctl`; the clause is for a libc that cannot be loaded or lacks it"
+    ),
+    "context_mgmt/structured.py:45 ReplaceTrueWithFalse": _FROZEN,
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

@@ -124,3 +124,26 @@ def test_a_long_error_line_is_cut_to_the_notes_width_and_a_fitting_one_kept_whol
     assert f"- call_0: {fits}" in lines
     [cut] = [line for line in lines if line.startswith("- call_1: error: lll")]
     assert len(cut) == LINE_CHARS and cut.endswith("…")
+
+
+def test_the_note_says_whether_it_lists_every_folded_call_or_the_latest() -> None:
+    [few] = notes(fold(session(12), range(2)))
+    assert "They are:" in few.text and "Latest of them:" not in few.text
+    exactly = LISTED_CALLS
+    [full] = notes(fold(session(exactly + 4), range(exactly)))
+    assert "They are:" in full.text
+    [many] = notes(fold(session(30), range(20)))
+    assert "Latest of them:" in many.text and "They are:" not in many.text
+
+
+def test_a_later_fold_works_on_a_slice_that_lacks_what_the_earlier_note_covered() -> None:
+    """A library caller may fold a session's recent part only: the earlier note then names
+    messages the slice does not hold."""
+    first = fold(session(40), range(10))
+    recent = [first[0], *first[21:], *tool_loop(5, start=40)]  # without calls 0-9
+    assert not any(r.id == "call_0" for m in recent for r in m.tool_requests)
+    calls = [f"call_{n}" for n in range(10, 20)]
+    second = fold_calls(masked_results(recent, range(10, 20)), calls)
+    assert second.ids("applied") == calls
+    [note] = notes(list(second.messages))
+    assert "10 earlier tool calls" in note.text

@@ -373,3 +373,9 @@ def test_a_prose_reply_with_a_trail_and_a_broken_override_keeps_the_prose(
         kept, structured = apply_structured(prose, trail=ArtifactTrail(errors=("E: boom",)))
     assert kept == prose and structured is None
     assert "artifact trail" in caplog.text and "no_such_field" in caplog.text
+
+
+def test_an_empty_key_before_a_brace_inside_a_string_keeps_the_object_whole() -> None:
+    from gosling.context_mgmt.structured import leading_object
+
+    assert leading_object('{"": "}", "a": 1} trailing') == '{"": "}", "a": 1}'

@@ -14,7 +14,7 @@ from gosling.context_mgmt.summarize import SHORTER_REQUEST, TRUNCATED_NOTE
 from gosling.context_mgmt.tokens import default_counter
 from gosling.conversation import Message, TextContent, ThinkingContent
 from gosling.prompts import override_dir
-from gosling.providers import ScriptedProvider, ScriptedReply, Usage
+from gosling.providers import ScriptedProvider, ScriptedReply, ScriptedToolCall, Usage
 
 from .builders import STRUCTURED_REPLY, calls, results, tool_session
 
@@ -266,3 +266,44 @@ async def test_an_earlier_summary_without_text_is_no_checkpoint() -> None:
     messages = [blank, Message.user("Now fix the lexer.")]
     summary = await summarize(ScriptedProvider([STRUCTURED_REPLY]), messages)
     assert not summary.merged_prior
+
+
+async def test_only_the_summary_text_is_the_checkpoint_not_the_note_after_it() -> None:
+    from gosling.context_mgmt.summarize import SUMMARY_KIND
+
+    earlier = Message.user(
+        "EARLIER-SUMMARY: the parser was rewritten.", TextContent(text="NOTE-TO-THE-MODEL")
+    )
+    earlier = earlier.with_metadata(earlier.metadata.with_kind(SUMMARY_KIND))
+    provider = ScriptedProvider([STRUCTURED_REPLY])
+    await summarize(provider, [earlier, Message.user("Now fix the lexer.")])
+    system = provider.requests[0].system
+    assert "EARLIER-SUMMARY" in system and "NOTE-TO-THE-MODEL" not in system
+
+
+async def test_a_summarizer_that_calls_a_tool_is_logged_as_such(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import logging
+
+    tool_call = ScriptedReply(tool_calls=[ScriptedToolCall("developer__shell", {"command": "ls"})])
+    with caplog.at_level(logging.WARNING, logger="gosling.context_mgmt.summarize"):
+        summary = await summarize(ScriptedProvider([tool_call, STRUCTURED_REPLY]), [])
+    assert summary.rejected_replies == 1
+    assert "called a tool (developer__shell) instead of writing the summary" in caplog.text
+
+
+async def test_the_retry_after_a_tool_call_tells_the_summarizer_what_it_did() -> None:
+    """The transcript form sends no tools: the call becomes a note in the retry."""
+    tool_call = ScriptedReply(
+        text="Let me look.", tool_calls=[ScriptedToolCall("developer__shell", {"command": "ls"})]
+    )
+    empty = ScriptedReply(text="   ")
+    provider = ScriptedProvider([tool_call, STRUCTURED_REPLY, empty, STRUCTURED_REPLY])
+    await summarize(provider, [])
+    retry = provider.requests[1].messages
+    assert retry[1].text == "Let me look.\n[called developer__shell]"
+    assert "(you called a tool)" in retry[2].text
+    await summarize(provider, [])
+    assert provider.requests[3].messages[1].text == "(no summary)"
+    assert "(it was empty)" in provider.requests[3].messages[2].text

@@ -253,3 +253,12 @@ def test_calls_before_a_new_user_message_are_kept_too() -> None:
     view = [*session(3), Message.user("Now the other module."), *session(2)[1:]]
     # call_0 and call_1 of the second session share ids with the first: only the count matters.
     assert kept_boundary(view, count, keep_last=10, keep_tokens=100_000) == (1, 5)
+
+
+def test_without_a_look_back_a_change_resends_only_from_itself_on() -> None:
+    """OpenAI's cache: any shared prefix counts, whatever came before the plan's start."""
+    from gosling.context_mgmt.trim_plan import change_figures
+
+    view = session(10)
+    figures = change_figures(view, {view[15].id: 0}, count, start=12)
+    assert figures == (count(view[15]), sum(count(m) for m in view[16:]))

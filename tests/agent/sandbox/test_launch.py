@@ -56,3 +56,31 @@ async def test_a_tool_process_runs_in_a_session_of_its_own(tmp_path: Path) -> No
     finally:
         process.kill()
         await wait_exit(process)
+
+
+async def test_releasing_an_ended_process_closes_its_pipes_even_when_a_child_holds_them(
+    tmp_path: Path,
+) -> None:
+    """Every call's pipes go with it, also when a background child of the command still holds
+    them open: a long session must not run out of file descriptors."""
+    from gosling.agent.sandbox.launch import release
+
+    def open_fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    before = open_fds()
+    for n in range(3):
+        command = f"(exec sleep 3000.40{n}) & echo out"
+        launch = plan_launch(
+            ["sh", "-c", command], cwd=tmp_path, env={"PATH": os.environ["PATH"]}, sandbox=None
+        )
+        pipes = {name: subprocess.PIPE for name in ("stdin", "stdout", "stderr")}
+        process = await spawn(launch, **pipes)
+        try:
+            assert process.stdout is not None
+            assert await process.stdout.readline() == b"out\n"
+            await release(process)
+        finally:
+            kill_marked(CALL_MARKER_VAR, launch.marker)
+    await asyncio.sleep(0)  # closing completes on the loop's next turn
+    assert open_fds() == before
