@@ -358,6 +358,7 @@ JUDGED: dict[str, str] = {
         "has `prctl`; the clause is for a libc that cannot be loaded or lacks it"
     ),
     "context_mgmt/structured.py:45 ReplaceTrueWithFalse": _FROZEN,
+    "agent/sandbox/policy.py:53 ReplaceTrueWithFalse": _FROZEN,
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

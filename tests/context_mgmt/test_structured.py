@@ -379,3 +379,10 @@ def test_an_empty_key_before_a_brace_inside_a_string_keeps_the_object_whole() ->
     from gosling.context_mgmt.structured import leading_object
 
     assert leading_object('{"": "}", "a": 1} trailing') == '{"": "}", "a": 1}'
+
+
+def test_an_escaped_quote_does_not_end_a_string_that_holds_a_brace() -> None:
+    from gosling.context_mgmt.structured import leading_object
+
+    document = '{"key_code": "print(\\"}\\")", "a": 1}'
+    assert leading_object(document + " and then prose }") == document

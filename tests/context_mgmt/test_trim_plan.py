@@ -262,3 +262,21 @@ def test_without_a_look_back_a_change_resends_only_from_itself_on() -> None:
     view = session(10)
     figures = change_figures(view, {view[15].id: 0}, count, start=12)
     assert figures == (count(view[15]), sum(count(m) for m in view[16:]))
+
+
+def test_with_free_cached_reads_keeping_old_output_costs_nothing_so_no_trim_is_due() -> None:
+    """A local server configured with `read = 0`: a cached prefix is free, a trim is not."""
+    free = PromptCache(mechanism="prefix", read=0.0, write=0.0, output=1.0, lookback=0)
+    clock = TrimClock(free)
+    plan = TrimPlan(mask=("m",), saved_tokens=5_000, resent_tokens=50_000, paid_once=100.0)
+    assert not any(clock.due(plan) for _ in range(200))
+
+
+def test_the_newest_calls_kept_are_contiguous_even_when_an_older_one_would_fit() -> None:
+    view = session(4)  # call n's result is at 2 + 2n
+    big = view[2 + 2 * 2].id  # call_2's result
+
+    def sized(message: Message) -> int:
+        return 5_000 if message.id == big else count(message)
+
+    assert kept_boundary(view, sized, keep_last=10, keep_tokens=3_000) == (7, 1)
