@@ -359,6 +359,11 @@ JUDGED: dict[str, str] = {
     ),
     "context_mgmt/structured.py:45 ReplaceTrueWithFalse": _FROZEN,
     "agent/sandbox/policy.py:53 ReplaceTrueWithFalse": _FROZEN,
+    "agent/sandbox/launch.py:31 ReplaceTrueWithFalse": _FROZEN,
+    "context_mgmt/masking.py:78 ReplaceComparisonOperator_Eq_LtE": (
+        "equivalent: the count of calls to mask is floored at 0 and rounded down to whole "
+        "batches, never negative, so `<= 0` is `== 0`"
+    ),
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

@@ -270,6 +270,15 @@ def test_an_empty_last_block_falls_through_to_an_earlier_one() -> None:
     assert summary is not None and summary.user_intent == ("real",)
 
 
+def test_a_last_block_that_is_not_valid_json_falls_through_to_an_earlier_one() -> None:
+    text = (
+        '</analysis>\n```json\n{"user_intent": ["real"]}\n```\n'
+        '```json\n{"user_intent": ["cut",]}\n```'
+    )
+    summary = StructuredSummary.parse(text)
+    assert summary is not None and summary.user_intent == ("real",)
+
+
 # -- rendering ---------------------------------------------------------------------------------
 
 
