@@ -15,9 +15,10 @@ machine is shared):
   process that has loaded what a run loads (both SDKs and the tokenizer: `fork()` copies
   its memory, so a small probe would hide what the old path cost);
 - `loop`: a real `gosling run` of `--steps` shell steps (each prints 8 KB, `bench.cost_loop`'s
-  outputs, through `cat`), 200k window: wall time, wall time per step, peak RSS of the gosling
-  process, and what the wire carried (bytes, and o200k tokens of every text the requests held)
-  beside what `bench.cost_loop`'s simulation counts for the same loop;
+  outputs, through `cat`), 200k window, the loop `python -m bench cost` prices
+  (`bench.wire_loop`, the fake server reporting the usage a provider would): wall time, wall
+  time per step, peak RSS of the gosling process, and what the wire carried (bytes, and o200k
+  tokens of every text the requests held);
 - `split`: the same loop once more with tracing on, and each step's time split from the
   run's own spans into model calls, tool calls and the rest of the turn (pipeline, store,
   events), with the start and exit outside the turn.
@@ -38,10 +39,13 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gosling.providers.prompt_cache import CacheFamily
 
 REPO = Path(__file__).resolve().parents[1]
 WINDOW = 200_000
@@ -264,70 +268,24 @@ def command_sample(tree: Tree, home: Path, calls: int) -> dict[str, Any]:
 # -- the shell loop through a real run -------------------------------------------------------------
 
 
-def _text_tokens(body: Any, count: Callable[[str], int]) -> int:
-    """o200k tokens of every string in a request body except the model name and enums that
-    are the wire format's own (roles, types): what the model is given to read."""
-    skip = {"model", "role", "type", "stream", "tool_choice", "cache_control", "id"}
-    total = 0
-    stack = [body]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            total += count(item)
-        elif isinstance(item, dict):
-            stack.extend(v for k, v in item.items() if k not in skip)
-        elif isinstance(item, list):
-            stack.extend(item)
-    return total
-
-
 def loop_sample(
     tree: Tree, steps: int, provider: str = "anthropic", extra_env: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    from bench.cost_loop import call_id, shell_output
-    from gosling.context_mgmt.tokens import default_counter
-    from tests.fakes import FakeLLMServer, FakeToolCall, FakeUsage, Turn
+    """The cost loop of `bench.wire_loop` (the fake server reporting the usage a provider
+    would), timed."""
+    from bench.wire_loop import run_loop
 
-    counter = default_counter()
-    wire: list[tuple[int, int]] = []
-
-    def on_request(request: Any) -> None:
-        wire.append((request.size, _text_tokens(request.body, counter.count_text)))
-
-    with tempfile.TemporaryDirectory(prefix="speed-") as tmp, FakeLLMServer() as server:
-        work = _workspace(Path(tmp))
-        outputs = work / "out"
-        outputs.mkdir()
-        for step in range(steps):
-            (outputs / f"{step:04d}.txt").write_text(shell_output(step))
-        server.keep_bodies = False
-        server.on_request = on_request
-        for step in range(steps):
-            call = FakeToolCall("developer__shell", {"command": f"cat out/{step:04d}.txt"})
-            server.add(
-                Turn(
-                    text=f"Step {step}: checking the output.",
-                    tool_calls=[FakeToolCall(call.name, call.arguments, id=call_id(step))],
-                    usage=FakeUsage(input_tokens=1000, output_tokens=20),
-                )
-            )
-        server.add(Turn(text="The suite passes now; the fix is in src/storage."))
-        url = server.url if provider == "anthropic" else server.openai_url
-        argv = [*_gosling(tree), "run", "--provider", provider, "--model", "bench-model"]
-        argv += ["--context-limit", str(WINDOW), "--base-url", url, "--max-turns", "100000"]
-        argv += ["-t", "The test suite fails. Find out why and fix it."]
-        load = _load()
-        run = timed_run(argv, cwd=work, env=tree.env(Path(tmp) / "home", **(extra_env or {})))
-        if run.returncode != 0:
-            raise RuntimeError(f"{tree.label}: loop run failed: {run.stderr.decode()[-2000:]}")
-        served = len(server.model_requests())
+    family: CacheFamily = "anthropic" if provider == "anthropic" else "openai"
+    load = _load()
+    loop = run_loop(steps, family, tree=tree, env=extra_env)
+    run = loop.timed
     return {
         "wall_s": run.ended - run.started,
         "per_step_ms": (run.ended - run.started) / steps * 1000,
         "peak_rss_mib": run.maxrss_kib / 1024,
-        "requests": served,
-        "wire_bytes": sum(size for size, _ in wire),
-        "wire_text_tokens": sum(tokens for _, tokens in wire),
+        "requests": loop.served,
+        "wire_bytes": loop.wire_bytes,
+        "wire_text_tokens": loop.wire_text_tokens,
         "load": load,
     }
 
@@ -361,15 +319,6 @@ def split_sample(tree: Tree, steps: int, provider: str = "anthropic") -> dict[st
         "spans": len(spans),
         "load": sample["load"],
     }
-
-
-def simulated_tokens(steps: int) -> int:
-    """What `bench.cost_loop`'s simulation of gosling's loop counts as sent for `steps`."""
-    from bench.cost_loop import gosling_sent
-    from gosling.context_mgmt.tokens import default_counter
-
-    counter = default_counter()
-    return sum(counter.count_chat(r.system, r.messages, r.tools) for r in gosling_sent(steps))
 
 
 # -- driver ------------------------------------------------------------------------------------
@@ -438,7 +387,6 @@ def measure(
             for _ in range(loop_runs):
                 for tree in trees:
                     loops[tree.label].append(loop_sample(tree, steps))
-            simulated = simulated_tokens(steps)
             for tree in trees:
                 picked = loops[tree.label]
                 figures = _summary(
@@ -446,10 +394,6 @@ def measure(
                              "wire_text_tokens", "requests"),
                 )  # fmt: skip
                 figures["steps"] = steps
-                figures["cost_loop_simulated_tokens"] = simulated
-                figures["wire_over_simulated"] = round(
-                    figures["wire_text_tokens"] / max(simulated, 1), 3
-                )
                 result[tree.label]["loop"] = figures
         if loop_runs and "split" in only:
             splits: dict[str, list[dict[str, Any]]] = {t.label: [] for t in trees}

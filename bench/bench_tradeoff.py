@@ -4,8 +4,9 @@ For each setting of the context policy (`trim_patience`, `mask_keep_tokens`,
 `mask_keep_last`), two figures side by side:
 
 - cost: the scripted shell loop of `bench.cost_loop` (8 KB per step, 200k window) at 120 and
-  300 steps, priced with Anthropic's prompt cache, as a share of Codex's policy on the same
-  loop; and the corpus transcripts' `hybrid` cost as a share of `none`'s;
+  300 steps, run through a real `gosling run` with the row's settings and priced from the
+  wire (`bench.wire_loop`) with Anthropic's prompt cache, as a share of Codex's policy on the
+  same loop; and the corpus transcripts' `hybrid` cost as a share of `none`'s;
 - what was hidden: how many of the corpus's later uses (`context_mgmt.later_use`) found their
   tool output hidden from the view of the call that used it.
 
@@ -37,24 +38,21 @@ STEPS = (120, 300)
 
 
 def _loop_cost(steps: int, settings: dict[str, Any]) -> float:
-    from bench.cost_loop import (
-        codex_requests,
-        gosling_sent,
-        policy_figures,
-        recorded_requests,
-        scripted_loop,
-    )
-    from gosling.context_mgmt.request_segments import RequestSegmenter
+    """gosling's cost on the loop over Codex's, both from a real run's wire (`bench.wire_loop`)
+    with `settings` given to `gosling run` as `GOSLING_*` variables."""
+    from bench.cost_loop import codex_requests, policy_figures
+    from bench.wire_loop import run_loop
+    from bench.wire_requests import WireSegmenter
     from gosling.context_mgmt.tokens import default_counter
     from gosling.providers.prompt_cache import prompt_cache_for
 
-    counter = default_counter()
-    conversation = scripted_loop(steps)
-    cache = prompt_cache_for("claude-sonnet-4-5")
-    segmenter = RequestSegmenter(counter, cache.mechanism)
-    sent = gosling_sent(steps, "anthropic", settings)
-    gosling = policy_figures(recorded_requests(sent, conversation, segmenter), cache)
-    codex, _ = codex_requests(conversation, segmenter, sent[0].system, sent[0].tools)
+    env = {f"GOSLING_{name.upper()}": str(value) for name, value in settings.items()}
+    run = run_loop(steps, "anthropic", env=env)
+    cache = prompt_cache_for(run.model)
+    gosling = policy_figures(run.requests, cache)
+    codex, _ = codex_requests(
+        run.history, WireSegmenter(run.history.api, default_counter().count_text)
+    )
     return round(float(gosling["cost"]) / float(policy_figures(codex, cache)["cost"]), 3)
 
 

@@ -4,35 +4,49 @@ The loop: one task, then `steps` model calls that each run one shell command pri
 `OUTPUT_BYTES` (8 KB) of realistic output (grep hits, test logs, listings, build lines;
 deterministic), then a final answer. The window is 200k tokens.
 
-Policies, each a list of `providers.cache_cost.Request`s priced by the same function
-(`policy_figures`):
+Every policy is priced from what the wire carries (issue 30): `bench.wire_loop` runs the
+loop through a real `gosling run` (the real SDK, the developer extension's shell running
+`cat` of the pre-written outputs) against the loopback fake server, which answers each
+request with the usage a provider would report for it; `bench.wire_requests` turns each body
+into a `providers.cache_cost.Request` of its o200k text tokens. Policies, each a list of
+`Request`s priced by the same function (`policy_figures`):
 
+- `gosling`: the requests the run sent, as sent (its context policy, breakpoints and
+  per-turn context included);
 - `none`: the whole history on every call (past the window a provider would refuse it; it
   is priced anyway, as the ceiling);
 - `codex`: Codex CLI's policy: the whole history until a request passes 90% of the window,
   then one summarization call over all of it, after which the history is the user's messages
-  (up to 20,000 tokens) and the summary;
-- `gosling`: the requests gosling's own reply loop sends (`agent.Agent` driven by a
-  `ScriptedProvider` with a shell tool that prints the same outputs), whatever its context
-  policy does today. Once the context pipeline lands, this stays the way to price it.
+  (up to 20,000 tokens) and the summary.
+
+`none` and `codex` are built from the same wire (`WireHistory`): gosling's tools and system
+prompt, and each message as gosling first sent it (the task, each call, each result with the
+shell's framing), so all three count the same tokens for the same content. They leave out
+gosling's per-turn context block (about 50 tokens a call: the time, the working directory and
+the context's size), which is gosling's own, and put Anthropic's breakpoints where gosling
+would (the system prompt and the last two user turns).
 """
 
 from __future__ import annotations
 
-import asyncio
 import random
-import tempfile
-from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
-from pathlib import Path
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from bench.wire_requests import (
+    Api,
+    WireMessage,
+    WireSegmenter,
+    is_plain_user,
+    message_text,
+    user_text,
+)
+
 if TYPE_CHECKING:
-    from gosling.context_mgmt.request_segments import RequestSegmenter
     from gosling.conversation import Message
-    from gosling.providers import ScriptedRequest
-    from gosling.providers.cache_cost import Request
-    from gosling.providers.prompt_cache import CacheFamily, PromptCache
+    from gosling.providers.cache_cost import Request, Segment
+    from gosling.providers.prompt_cache import PromptCache
 
 WINDOW = 200_000
 OUTPUT_BYTES = 8 * 1024
@@ -51,6 +65,7 @@ COMPACTION_PROMPT = (
     "what still needs work, and any relevant context."
 )
 TOOL_NAME = "developer__shell"
+FINAL_ANSWER = "The suite passes now; the fix is in src/storage."
 SUMMARY_PREFIX = "Another language model summarized the work so far:\n"
 
 
@@ -139,76 +154,79 @@ def scripted_loop(steps: int) -> list[Message]:
         messages.append(Message.assistant(f"Step {step}: checking the output.", request))
         output = (TextContent(text=shell_output(step)),)
         messages.append(Message.user(None, ToolResponse(id=call_id(step), content=output)))
-    messages.append(Message.assistant("The suite passes now; the fix is in src/storage."))
+    messages.append(Message.assistant(FINAL_ANSWER))
     return messages
 
 
-# -- the baselines as requests ------------------------------------------------------------------
+# -- the loop as the wire carried it -------------------------------------------------------------
 
 
-def _replies(messages: Sequence[Message]) -> list[int]:
-    return [i for i, m in enumerate(messages) if m.role == "assistant"]
+@dataclass
+class WireHistory:
+    """The loop before any policy trimmed it, in the wire's own shape: what `none` and
+    `codex` send."""
+
+    api: Api
+    head: Segment
+    """gosling's tools and system prompt (Anthropic; Chat: the tools), as one segment."""
+    lead: list[WireMessage] = field(default_factory=list)
+    """Messages before the task, kept by every policy (Chat: the system prompt)."""
+    task: list[WireMessage] = field(default_factory=list)
+    steps: list[list[WireMessage]] = field(default_factory=list)
+    """Per step: the assistant's tool call and the result, as gosling first sent them."""
+    replies: list[int] = field(default_factory=list)
+    """Output tokens of the reply to each call: one per step, then the final answer."""
 
 
-def none_requests(
-    conversation: Sequence[Message], segmenter: RequestSegmenter, system: str, tools: Sequence[Any]
-) -> list[Request]:
+def result_tokens(history: WireHistory, segmenter: WireSegmenter) -> list[int]:
+    """Tokens of each step's tool result as the wire carried it (framing included)."""
+    return [sum(s.tokens for s in segmenter.segments(step[-1])) for step in history.steps]
+
+
+def none_requests(history: WireHistory, segmenter: WireSegmenter) -> list[Request]:
     """Every call sends the whole history before its reply."""
-    counter = segmenter.counter
-    return [
-        segmenter.request(
-            system, conversation[:i], tools, output_tokens=counter.count_message(conversation[i])
-        )
-        for i in _replies(conversation)
-    ]
+    messages = list(history.task)
+    requests = []
+    for call, output in enumerate(history.replies):
+        if call:
+            messages.extend(history.steps[call - 1])
+        requests.append(segmenter.request(history.head, [*history.lead, *messages], output))
+    return requests
 
 
 def codex_requests(
-    conversation: Sequence[Message],
-    segmenter: RequestSegmenter,
-    system: str,
-    tools: Sequence[Any],
-    *,
-    window: int = WINDOW,
+    history: WireHistory, segmenter: WireSegmenter, *, window: int = WINDOW
 ) -> tuple[list[Request], int]:
     """Codex's policy: the whole history until a request passes 90% of the window, then a
     summarization call and a history of the user's messages and the summary. Returns the
     requests (summarization calls included) and the number of compactions."""
-    from gosling.conversation import Message
-
-    counter = segmenter.counter
+    api, lead = history.api, history.lead
     requests: list[Request] = []
-    history: list[Message] = []
+    messages = list(history.task)
     compactions = 0
-    start = 0
-    for reply_index in _replies(conversation):
-        history.extend(conversation[start:reply_index])
-        start = reply_index + 1
-        request = segmenter.request(system, history, tools)
-        if request.tokens > CODEX_COMPACT_AT * window:
-            prompt = Message.user(COMPACTION_PROMPT)
-            requests.append(
-                segmenter.request(system, [*history, prompt], tools, output_tokens=SUMMARY_TOKENS)
-            )
-            history = [*_user_messages(history, counter), _summary(compactions)]
+    for call, output in enumerate(history.replies):
+        if call:
+            messages.extend(history.steps[call - 1])
+        if segmenter.request(history.head, [*lead, *messages]).tokens > CODEX_COMPACT_AT * window:
+            prompt = user_text(COMPACTION_PROMPT, api)
+            summarize = [*lead, *messages, prompt]
+            requests.append(segmenter.request(history.head, summarize, SUMMARY_TOKENS))
+            summary = user_text(summary_text(compactions), api)
+            messages = [*_user_messages(messages, segmenter), summary]
             compactions += 1
-        reply = conversation[reply_index]
-        requests.append(
-            segmenter.request(system, history, tools, output_tokens=counter.count_message(reply))
-        )
-        history.append(reply)
+        requests.append(segmenter.request(history.head, [*lead, *messages], output))
     return requests, compactions
 
 
-def _user_messages(history: Sequence[Message], counter: Any) -> list[Message]:
+def _user_messages(messages: Sequence[WireMessage], segmenter: WireSegmenter) -> list[WireMessage]:
     """The user's own messages (not tool results, not earlier summaries), newest first up to
     the budget, in their order."""
-    kept: list[Message] = []
+    kept: list[WireMessage] = []
     budget = CODEX_USER_MESSAGE_TOKENS
-    for message in reversed(history):
-        text = message.text
-        if message.role == "user" and text and not text.startswith(SUMMARY_PREFIX):
-            tokens = counter.count_message(message)
+    for message in reversed(messages):
+        plain = is_plain_user(message, segmenter.api)
+        if plain and not message_text(message).startswith(SUMMARY_PREFIX):
+            tokens = sum(s.tokens for s in segmenter.segments(message))
             if tokens > budget:
                 break
             budget -= tokens
@@ -216,101 +234,10 @@ def _user_messages(history: Sequence[Message], counter: Any) -> list[Message]:
     return kept[::-1]
 
 
-def _summary(number: int) -> Message:
-    from gosling.conversation import Message
-
-    # about SUMMARY_TOKENS tokens of prose (o200k: one token per short word and space)
+def summary_text(number: int) -> str:
+    """About `SUMMARY_TOKENS` tokens of prose (o200k: one token per short word and space)."""
     words = [f"note{number}", *(["the", "run", "covered", "commands", "and", "findings"] * 400)]
-    return Message.user(
-        "Another language model summarized the work so far:\n"
-        + " ".join(words[: SUMMARY_TOKENS - 12])
-    )
-
-
-# -- gosling's own loop -------------------------------------------------------------------------
-
-
-async def _drive_gosling(
-    steps: int, family: CacheFamily, settings: Mapping[str, Any]
-) -> list[ScriptedRequest]:
-    from gosling.agent.agent import Agent
-    from gosling.agent.config import Settings
-    from gosling.agent.tools.base import tool
-    from gosling.agent.tools.manager import BuiltinExtension, ExtensionManager
-    from gosling.agent.tools.recall import context_extension
-    from gosling.providers import ModelConfig, ScriptedProvider, ScriptedReply
-    from gosling.providers.testing import ScriptedToolCall
-
-    outputs = {shell_command(step): shell_output(step) for step in range(steps)}
-
-    @tool(name="shell")
-    async def shell(command: str) -> str:
-        """Run a shell command.
-
-        Args:
-            command: The command line.
-        """
-        return outputs[command]
-
-    calls = iter(range(steps + 1))
-
-    def reply(request: ScriptedRequest) -> ScriptedReply:
-        if request.fast:  # a summary the policy asked for: short and deterministic
-            return ScriptedReply(text="Summary: the steps so far ran commands and read outputs.")
-        step = next(calls)
-        if step == steps:
-            return ScriptedReply(text="The suite passes now; the fix is in src/storage.")
-        call = ScriptedToolCall(TOOL_NAME, {"command": shell_command(step)}, id=call_id(step))
-        return ScriptedReply(text=f"Step {step}: checking the output.", tool_calls=[call])
-
-    provider = ScriptedProvider(
-        [reply] * (3 * steps + 10), model_config=ModelConfig("bench-model", context_limit=WINDOW)
-    )
-    tools = ExtensionManager([BuiltinExtension("developer", [shell]), context_extension()])
-    # A fixed name: the working dir is in every turn's context, and a random one would move
-    # the token counts by a few hundred from run to run.
-    project = Path(tempfile.gettempdir()) / "gosling-bench-project"
-    project.mkdir(exist_ok=True)
-    agent = Agent(
-        provider,
-        tools=tools,
-        config=Settings(max_turns=steps + 10, prompt_cache=family, **settings),
-        working_dir=project,
-        clock=lambda: datetime(2026, 12, 1, 12, 0, tzinfo=UTC),
-    )
-    session = agent.new_session()
-    async for _ in agent.reply(session, TASK):
-        pass
-    await session.close()
-    return provider.requests
-
-
-def gosling_sent(
-    steps: int, family: CacheFamily = "anthropic", settings: Mapping[str, Any] | None = None
-) -> list[ScriptedRequest]:
-    """What gosling's reply loop sends on the loop of `steps` steps, request by request,
-    when the provider caches prompts like `family` (its trimming decisions depend on it);
-    `settings` overrides the defaults (the trade-off curve varies them)."""
-    return asyncio.run(_drive_gosling(steps, family, settings or {}))
-
-
-def recorded_requests(
-    sent: Sequence[ScriptedRequest], conversation: Sequence[Message], segmenter: RequestSegmenter
-) -> list[Request]:
-    """Recorded requests as the cost model sees them, each with its reply's tokens as the
-    call's output (a summary the policy asked for counts `SUMMARY_TOKENS`)."""
-    counter = segmenter.counter
-    replies = iter(_replies(conversation))
-    requests = []
-    for request in sent:
-        if request.fast:
-            output = SUMMARY_TOKENS
-        else:
-            output = counter.count_message(conversation[next(replies)])
-        requests.append(
-            segmenter.request(request.system, request.messages, request.tools, output_tokens=output)
-        )
-    return requests
+    return SUMMARY_PREFIX + " ".join(words[: SUMMARY_TOKENS - 12])
 
 
 def policy_figures(requests: Sequence[Request], cache: PromptCache) -> dict[str, Any]:

@@ -304,12 +304,15 @@ class FakeLLMServer:
         self._thread: threading.Thread | None = None
         self.record_path: Path | None = None
         self.info_routes: dict[tuple[str, str], Any] = {}
+        """(method, path) -> a JSON body served as is, never consuming a turn: what a local
+        server says about itself (`/api/show`, `/props`, `/v1/models`, ...)."""
         self.keep_bodies = True
         """False: model requests are recorded without their bodies (a bench of hundreds of
         large requests); `on_request` still sees each one whole."""
         self.on_request: Callable[[RecordedRequest], None] | None = None
-        """(method, path) -> a JSON body served as is, never consuming a turn: what a local
-        server says about itself (`/api/show`, `/props`, `/v1/models`, ...)."""
+        self.reply_for: Callable[[RecordedRequest], Turn | None] | None = None
+        """Chooses the turn that answers a model request from the request itself (its usage
+        counted from its body, say); None falls back to the conversations and the queue."""
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -429,7 +432,9 @@ class FakeLLMServer:
                 return None
             if self.on_request is not None:
                 self.on_request(request)
-            scripted = self._conversation_turn(request.body)
+            scripted = self.reply_for(request) if self.reply_for is not None else None
+            if scripted is None:
+                scripted = self._conversation_turn(request.body)
             if not self.keep_bodies:
                 self._requests[-1] = replace(request, body=None)
             if scripted is not None or not self._turns:
