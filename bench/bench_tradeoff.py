@@ -10,7 +10,7 @@ For each setting of the context policy (`trim_patience`, `mask_keep_tokens`,
 - what was hidden: how many of the corpus's later uses (`context_mgmt.later_use`) found their
   tool output hidden from the view of the call that used it.
 
-The defaults are the row marked `default`. Slow (about a minute per row): run it on its own,
+The defaults are the row marked `default`. Slow (about 20 s a row on 2 cores): run it on its own,
 `python -m bench tradeoff`.
 """
 
