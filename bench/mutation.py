@@ -364,6 +364,26 @@ JUDGED: dict[str, str] = {
         "equivalent: the count of calls to mask is floored at 0 and rounded down to whole "
         "batches, never negative, so `<= 0` is `== 0`"
     ),
+    "context_mgmt/summarize.py:204 ReplaceComparisonOperator_Eq_LtE": (
+        'equivalent: a compaction form is "transcript" or "prefix", and "transcript" sorts '
+        'after "prefix", so `<= "prefix"` is `== "prefix"`'
+    ),
+    "context_mgmt/trim_plan.py:51 NumberReplacer": (
+        "harmless: the default token budget of the newest calls kept whole (config "
+        "`mask_keep_tokens`) one token more or less than 4,000"
+    ),
+    "agent/sandbox/policy.py:113 ReplaceComparisonOperator_Eq_LtE": (
+        'equivalent: the private tmp directories are "/tmp" and "/var/tmp", and "/var/tmp" '
+        'sorts after "/tmp", so `<= "/tmp"` is `== "/tmp"`'
+    ),
+    "agent/sandbox/policy.py:137 ReplaceComparisonOperator_Eq_LtE": (
+        'equivalent: a policy\'s mode is "read-only" or "workspace-write" (no policy is made '
+        'for "off"), and "workspace-write" sorts after "read-only", so `<=` is `==`'
+    ),
+    "agent/sandbox/lifetime.py:107 ReplaceComparisonOperator_Gt_GtE": (
+        "equivalent: a monotonic clock difference that is exactly 5.0 seconds, to the "
+        "nanosecond, does not occur"
+    ),
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

@@ -136,3 +136,19 @@ async def test_without_a_cache_the_session_uses_the_transcript_form(tmp_path: Pa
     (finished,) = [e for e in events if isinstance(e, CompactionFinished)]
     assert "<conversation>" in provider.requests[0].system
     assert finished.form == "transcript"
+
+
+async def test_a_broken_prefix_prompt_fails_compaction_naming_it_before_any_call() -> None:
+    from gosling.context_mgmt import CompactionFailed, CompactionTemplates
+
+    view = tool_session(2)
+    provider = ScriptedProvider([STRUCTURED_REPLY])
+    templates = CompactionTemplates(prefix="{{ history }}")
+    try:
+        await summarize(provider, view, form="prefix", prefix=_prefix(view), templates=templates)
+    except CompactionFailed as failure:
+        assert failure.reason == "prompt_template"
+        assert "CompactionTemplates" in str(failure)
+    else:
+        raise AssertionError("a broken prefix prompt must fail the compaction")
+    assert provider.requests == []

@@ -245,8 +245,14 @@ def test_past_the_look_back_only_what_follows_the_cache_anchor_is_sent_again() -
     resent = sum(count(m) for m in view[6:12]) + sum(count(m) for m in view[12:]) - count(view[15])
     assert anchored == (count(view[15]), resent)
     # An anchor at or after `start` says nothing about what is settled before it.
-    unanchored = change_figures(view, change, count, lookback=2, start=12, anchor=12)
-    assert unanchored == (count(view[15]), resent + sum(count(m) for m in view[:6]))
+    before = resent + sum(count(m) for m in view[:6])
+    for anchor in (12, 14):
+        unanchored = change_figures(view, change, count, lookback=2, start=12, anchor=anchor)
+        assert unanchored == (count(view[15]), before)
+    # Given the view's tokens, what lies before `start` is not counted again.
+    total = sum(count(m) for m in view)
+    known = change_figures(view, change, count, lookback=2, start=12, view_tokens=total)
+    assert known == (count(view[15]), before)
 
 
 def test_calls_before_a_new_user_message_are_kept_too() -> None:

@@ -84,3 +84,17 @@ async def test_releasing_an_ended_process_closes_its_pipes_even_when_a_child_hol
             kill_marked(CALL_MARKER_VAR, launch.marker)
     await asyncio.sleep(0)  # closing completes on the loop's next turn
     assert open_fds() == before
+
+
+def test_leftovers_of_a_launch_are_stopped_also_without_its_process(tmp_path: Path) -> None:
+    """As for an MCP server the SDK started: no process object, every process is looked at."""
+    launch = plan_launch(
+        ["sleep", "3000.404"], cwd=tmp_path, env={"PATH": os.environ["PATH"]}, sandbox=None
+    )
+    leftover = subprocess.Popen(launch.argv, env=launch.env)
+    try:
+        assert launch.kill_leftovers() == 1
+        assert leftover.wait(timeout=30) == -9
+    finally:
+        leftover.kill()
+        leftover.wait()
