@@ -384,6 +384,21 @@ JUDGED: dict[str, str] = {
         "equivalent: a monotonic clock difference that is exactly 5.0 seconds, to the "
         "nanosecond, does not occur"
     ),
+    "context_mgmt/masking.py:182 ReplaceComparisonOperator_NotEq_Gt": (
+        "equivalent: the image count is at least 1 where it is named, so `> 1` is `!= 1`"
+    ),
+    "context_mgmt/summarize.py:122 ReplaceFalseWithTrue": (
+        "equivalent: every Summary gosling makes passes `merged_prior` explicitly"
+    ),
+    "context_mgmt/trim_plan.py:111 ReplaceComparisonOperator_Gt_NotEq": (
+        "equivalent: keep_last is never negative (config validates ge=0; the fixed rule "
+        "refuses it), so `!= 0` is `> 0`"
+    ),
+    "context_mgmt/trim_plan.py:73 NumberReplacer": (
+        "harmless: a plan from plan_trim would count a one-off cost of 1 (or -1) token-call "
+        "instead of 0 against its savings of thousands: a trim one call sooner or later"
+    ),
+    "agent/sandbox/lifetime.py:96 ReplaceTrueWithFalse": _FROZEN,
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

@@ -395,3 +395,8 @@ def test_an_escaped_quote_does_not_end_a_string_that_holds_a_brace() -> None:
 
     document = '{"key_code": "print(\\"}\\")", "a": 1}'
     assert leading_object(document + " and then prose }") == document
+
+
+def test_distinct_candidates_are_all_kept_whatever_their_order() -> None:
+    text = '</analysis>\n```json\n{"x": "b"}\n```\n```json\n{"x": "a"}\n```'
+    assert json_candidates(text) == ['{"x": "a"}', '{"x": "b"}']

@@ -286,3 +286,17 @@ def test_the_newest_calls_kept_are_contiguous_even_when_an_older_one_would_fit()
         return 5_000 if message.id == big else count(message)
 
     assert kept_boundary(view, sized, keep_last=10, keep_tokens=3_000) == (7, 1)
+
+
+def test_an_assistant_text_between_calls_is_not_where_the_kept_calls_begin() -> None:
+    from tests.context_mgmt.tool_conversations import answers, asks, call, output
+
+    view = [
+        Message.user("Fix it."),
+        asks(call("old")),
+        answers(output("old", "x" * 10)),
+        Message.assistant("Half way there."),
+        asks(call("new")),
+        answers(output("new", "y" * 10)),
+    ]
+    assert kept_boundary(view, count, keep_last=10, keep_tokens=RESULT) == (4, 1)
