@@ -98,3 +98,18 @@ def test_leftovers_of_a_launch_are_stopped_also_without_its_process(tmp_path: Pa
     finally:
         leftover.kill()
         leftover.wait()
+
+
+async def test_a_call_cancelled_while_its_command_fails_to_start_is_still_cancelled(
+    tmp_path: Path,
+) -> None:
+    """Its working directory is gone: the start fails, but the caller asked to stop, and a
+    stop must read as one (not as the start's error)."""
+    launch = plan_launch(
+        ["true"], cwd=tmp_path / "gone", env={"PATH": os.environ["PATH"]}, sandbox=None
+    )
+    call = asyncio.create_task(spawn(launch, stdin=subprocess.DEVNULL))
+    await asyncio.sleep(0)  # one turn of the loop: the call now waits for the start
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
