@@ -403,6 +403,13 @@ JUDGED: dict[str, str] = {
         "instead of 0 against its savings of thousands: a trim one call sooner or later"
     ),
     "agent/sandbox/lifetime.py:96 ReplaceTrueWithFalse": _FROZEN,
+    "context_mgmt/folding.py:115 ReplaceUnaryOperator_USub_Invert": (
+        "harmless: the folding note names the latest 9 folded calls (`[~8:]`) instead of 8"
+    ),
+    "agent/sandbox/policy.py:44 NumberReplacer": (
+        "equivalent for read-only 2 -> 3 (the other changes are caught): read-only stays the "
+        "strictest mode, so the same project settings are kept or ignored"
+    ),
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"

@@ -300,3 +300,19 @@ def test_an_assistant_text_between_calls_is_not_where_the_kept_calls_begin() -> 
         answers(output("new", "y" * 10)),
     ]
     assert kept_boundary(view, count, keep_last=10, keep_tokens=RESULT) == (4, 1)
+
+
+def test_the_settled_part_ends_at_a_folding_note_only_when_a_fold_can_replace_it() -> None:
+    from gosling.context_mgmt.folding import fold_calls
+    from gosling.context_mgmt.tool_pairs import TOOL_SUMMARY_KIND
+    from tests.context_mgmt.tool_conversations import tool_loop
+
+    messages = session(15)
+    messages = mark_masked(messages, results(messages, range(15)))
+    messages = [*fold_calls(messages, [f"call_{n}" for n in range(15)]).messages]
+    view = shown([*messages, *tool_loop(15, start=15)])  # ..., the note, 15 new calls
+    note = next(i for i, m in enumerate(view) if m.metadata.kind == TOOL_SUMMARY_KIND)
+    folding = plan_trim(view, count, preview, keep_last=3, keep_tokens=100_000)
+    assert folding.settled <= note
+    waiting = plan_trim(view, count, preview, keep_last=3, keep_tokens=100_000, can_fold=False)
+    assert waiting.settled == note + 1  # the first new call, whose output can be masked

@@ -113,3 +113,26 @@ async def test_a_call_cancelled_while_its_command_fails_to_start_is_still_cancel
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
         await call
+
+
+async def test_releasing_a_process_that_outlives_the_grace_leaves_it_to_be_stopped(
+    tmp_path: Path,
+) -> None:
+    """Closing its transport now would have asyncio kill it and reap it behind the child
+    watcher; the caller stops it, and its exit status still arrives."""
+    from gosling.agent.sandbox.launch import release
+
+    launch = plan_launch(
+        ["sleep", "3000.405"], cwd=tmp_path, env={"PATH": os.environ["PATH"]}, sandbox=None
+    )
+    process = await spawn(launch, stdin=subprocess.DEVNULL)
+    try:
+        await release(process, grace=0)
+        # Closing the transport of a running child is asyncio's way of killing it.
+        transport = process._transport  # type: ignore[attr-defined]
+        assert not transport.is_closing()
+        assert process.returncode is None
+    finally:
+        process.kill()
+        await wait_exit(process)
+    assert process.returncode == -9

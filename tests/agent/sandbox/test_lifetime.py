@@ -213,3 +213,55 @@ def test_without_setpriv_the_child_is_armed_to_be_killed_when_gosling_dies() -> 
         [sys.executable, "-c", ask], preexec_fn=hook, capture_output=True, text=True, timeout=60
     )
     assert done.stdout.strip() == "SIGKILL", done.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_without_setpriv_a_child_adopted_by_an_older_process_does_not_run_its_command() -> None:
+    """Gosling gone, the child is adopted by a subreaper started before it (a smaller pid, as
+    init's is): the command must not start unwatched either."""
+    script = (
+        "import ctypes, os\n"
+        "from gosling.agent.sandbox.lifetime import die_with_parent_hook\n"
+        "ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER\n"
+        "gosling = os.fork()\n"
+        "if gosling == 0:\n"
+        "    hook = die_with_parent_hook()\n"
+        "    gone = os.getpid()\n"
+        "    r, w = os.pipe()\n"
+        "    if os.fork() == 0:\n"
+        "        os.close(w)\n"
+        "        os.read(r, 1)  # returns once gosling has exited and closed its end\n"
+        "        while os.getppid() == gone:  # until the subreaper has adopted it\n"
+        "            pass\n"
+        "        hook()\n"
+        "        os._exit(0)\n"
+        "    os._exit(0)\n"
+        "codes = [os.waitstatus_to_exitcode(os.wait()[1]) for _ in range(2)]\n"
+        "print(sorted(codes))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "[0, 1]", done.stderr
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or shutil.which("setpriv") is None,
+    reason="the exec guard needs Linux and util-linux's setpriv",
+)
+def test_with_setpriv_but_no_sh_on_the_path_the_guard_uses_bin_sh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gosling.agent.sandbox import lifetime
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "setpriv").symlink_to(shutil.which("setpriv") or "setpriv")
+    monkeypatch.setenv("PATH", str(bin_dir))
+    lifetime._guard_tools.cache_clear()
+    try:
+        argv, preexec = exec_guard(["touch", "ran"])
+    finally:
+        lifetime._guard_tools.cache_clear()
+    assert preexec is None
+    assert argv[argv.index("--") + 1] == "/bin/sh"
