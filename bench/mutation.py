@@ -410,6 +410,11 @@ JUDGED: dict[str, str] = {
         "equivalent for read-only 2 -> 3 (the other changes are caught): read-only stays the "
         "strictest mode, so the same project settings are kept or ignored"
     ),
+    "batch/local_pool.py:63 ExceptionReplacer": (
+        "harmless: a worker whose connection fails with an OSError rather than end of file "
+        "(a reset socket pair once the batch is gone) exits with a traceback in workers.log "
+        "instead of quietly; the batch has ended either way"
+    ),
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"
