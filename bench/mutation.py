@@ -415,6 +415,11 @@ JUDGED: dict[str, str] = {
         "(a reset socket pair once the batch is gone) exits with a traceback in workers.log "
         "instead of quietly; the batch has ended either way"
     ),
+    "batch/local_pool.py:150 NumberReplacer": (
+        "harmless: the pool's poll waits at least 1 s (floor 1.0) before stopping a task past "
+        "its timeout, or polls without waiting until then (floor -1.0): a timed-out task is "
+        "stopped up to a second late, or at a CPU's cost"
+    ),
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"
