@@ -145,3 +145,14 @@ def test_workers_import_only_the_sdks_the_tasks_need() -> None:
     assert sdk_modules(["anthropic", "claude"]) == ("anthropic",)
     assert sdk_modules(["ollama", "openai-responses", "vllm"]) == ("openai",)
     assert sdk_modules(["anthropic", None]) == ("anthropic", "openai")  # None: auto-choice
+
+
+def test_the_summary_counts_each_exit_code_once_per_task(tmp_path: Path) -> None:
+    from gosling.batch.progress import summary_rows
+
+    codes = {"a": 0, "b": 0, "c": 1, "d": 2, "e": 0}
+    backend = FakeBackend(2, lambda job: Finished(job, outcome(job, codes[job.task.id])))
+    todo = tasks(*((task_id, None) for task_id in codes))
+    summary = scheduler(tmp_path, backend, todo).run()
+    assert dict(summary_rows(summary))["exit codes"] == "0: 3, 1: 1, 2: 1"
+    assert (summary.succeeded, summary.failed) == (3, 2)
