@@ -420,6 +420,9 @@ JUDGED: dict[str, str] = {
         "its timeout, or polls without waiting until then (floor -1.0): a timed-out task is "
         "stopped up to a second late, or at a CPU's cost"
     ),
+    "batch/results.py:77 ReplaceComparisonOperator_NotEq_Lt": (
+        "equivalent: the complete lines are a prefix of the file, never longer, so `<` is `!=`"
+    ),
     "batch/scheduler.py:92 ReplaceComparisonOperator_Eq_LtE": (
         "equivalent: a task's exit code is one of gosling's own (0, 1, 2, 130 ...), never "
         "negative, so `<= 0` is `== 0`"
