@@ -177,21 +177,28 @@ def test_gosling_finds_older_marked_processes_but_never_itself(tmp_path: Path) -
         older.wait()
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
-def test_without_setpriv_on_the_path_the_guard_falls_back_to_the_preexec_hook(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def guard_with_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, program: str
+) -> tuple[list[str], object]:
+    """`exec_guard` on a machine whose PATH holds only `program`."""
     from gosling.agent.sandbox import lifetime
 
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "sh").symlink_to(shutil.which("sh") or "/bin/sh")
+    (bin_dir / program).symlink_to(shutil.which(program) or f"/bin/{program}")
     monkeypatch.setenv("PATH", str(bin_dir))
     lifetime._guard_tools.cache_clear()
     try:
-        argv, preexec = exec_guard(["touch", "ran"])
+        return exec_guard(["touch", "ran"])
     finally:
         lifetime._guard_tools.cache_clear()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_without_setpriv_on_the_path_the_guard_falls_back_to_the_preexec_hook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv, preexec = guard_with_only(tmp_path, monkeypatch, "sh")
     assert argv == ["touch", "ran"]
     assert preexec is not None
 
@@ -252,16 +259,6 @@ def test_without_setpriv_a_child_adopted_by_an_older_process_does_not_run_its_co
 def test_with_setpriv_but_no_sh_on_the_path_the_guard_uses_bin_sh(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gosling.agent.sandbox import lifetime
-
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "setpriv").symlink_to(shutil.which("setpriv") or "setpriv")
-    monkeypatch.setenv("PATH", str(bin_dir))
-    lifetime._guard_tools.cache_clear()
-    try:
-        argv, preexec = exec_guard(["touch", "ran"])
-    finally:
-        lifetime._guard_tools.cache_clear()
+    argv, preexec = guard_with_only(tmp_path, monkeypatch, "setpriv")
     assert preexec is None
     assert argv[argv.index("--") + 1] == "/bin/sh"
