@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter, deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -127,8 +127,12 @@ class Scheduler:
         defaults: RunDefaults | None = None,
         retries: int = 2,
         max_concurrency: Mapping[str, int] | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.backend = backend
+        self.clock = clock
+        """Wall-clock time of a task's start and end (the result line's `started_at` and
+        `duration_ms`)."""
         self.out = out
         self.progress = progress
         self.defaults = defaults or RunDefaults()
@@ -191,7 +195,7 @@ class Scheduler:
             "task_id": job.task.id,
             **outcome.result,
             "exit_code": outcome.exit_code,
-            "duration_ms": round((time.time() - started_at) * 1000),
+            "duration_ms": round((self.clock() - started_at) * 1000),
             "started_at": datetime.fromtimestamp(started_at, UTC).isoformat(),
             "attempts": job.attempt,
         }
@@ -219,7 +223,7 @@ class Scheduler:
     def _dispatch(self, started_at: dict[str, float]) -> None:
         while (job := self._next_job()) is not None:
             self.running[job.task.id] = job
-            started_at[job.task.id] = time.time()
+            started_at[job.task.id] = self.clock()
             self.backend.submit(job)
 
     def run(self) -> Summary:

@@ -156,3 +156,16 @@ def test_the_summary_counts_each_exit_code_once_per_task(tmp_path: Path) -> None
     summary = scheduler(tmp_path, backend, todo).run()
     assert dict(summary_rows(summary))["exit codes"] == "0: 3, 1: 1, 2: 1"
     assert (summary.succeeded, summary.failed) == (3, 2)
+
+
+def test_a_result_line_says_when_its_task_started_and_how_long_it_took(tmp_path: Path) -> None:
+    import json
+
+    ticks = iter([1_000.0, 1_002.5])
+    backend = FakeBackend(1, lambda job: Finished(job, outcome(job)))
+    todo = tasks(("only", None))
+    scheduler(tmp_path, backend, todo, clock=lambda: next(ticks)).run()
+    [line] = (tmp_path / "out" / "results.jsonl").read_text().splitlines()
+    result = json.loads(line)
+    assert result["started_at"] == "1970-01-01T00:16:40+00:00"
+    assert result["duration_ms"] == 2_500
