@@ -435,9 +435,6 @@ JUDGED: dict[str, str] = {
         "equivalent: the shared pause ends at a monotonic time; 1.0 or -1.0 instead of 0.0 "
         "is as far in the past (the clock counts seconds since boot) and pauses nothing"
     ),
-    "batch/scheduler.py:194 NumberReplacer": (
-        "harmless: a result line's duration_ms 0.1% off (milliseconds per second 999 or 1001)"
-    ),
     "batch/backoff.py:51 NumberReplacer": (
         "equivalent: a Ray-wide pause that ends at monotonic 1.0 or -1.0 instead of 0.0 is as "
         "far in the past (the clock counts seconds since boot) and pauses nothing"
