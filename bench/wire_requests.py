@@ -19,12 +19,11 @@ changes no cached content. Pure: no I/O.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
+from gosling.context_mgmt.request_segments import ANTHROPIC_USER_BREAKPOINTS, content_digest
 from gosling.providers.cache_cost import Request, Segment
 
 Api = Literal["anthropic", "chat"]
@@ -36,8 +35,6 @@ TURN_CONTEXT_OPEN = "<turn-context>"
 """How gosling's per-turn context block starts (`context_mgmt/turn_context.py`)."""
 COMPACTION_OPEN = "<compaction-request>"
 """How gosling's compaction request starts (`prompts/templates/compaction_prefix.md`)."""
-USER_TURN_BREAKPOINTS = 2
-"""gosling marks the last two user turns (`providers/anthropic.py`)."""
 _NOT_READ = frozenset({"model", "role", "type", "stream", "tool_choice", "cache_control", "id"})
 """Keys whose strings are the wire format's own (or the model name), not text to read."""
 
@@ -67,11 +64,6 @@ def without_cache_control(value: Any) -> Any:
     return value
 
 
-def _digest(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
-
-
 def _has_cache_control(value: Any) -> bool:
     if isinstance(value, dict):
         return "cache_control" in value or any(_has_cache_control(v) for v in value.values())
@@ -88,7 +80,7 @@ def head_segment(body: Body, api: Api, count: Count) -> Segment:
     head = {k: v for k, v in body.items() if k != "messages"}
     prompt = without_cache_control([head.get("system"), head.get("tools")])
     marked = api == "anthropic" and _has_cache_control(head)
-    return Segment(_digest(prompt), text_tokens(head, count), marked)
+    return Segment(content_digest(prompt), text_tokens(head, count), marked)
 
 
 def _units(message: WireMessage, api: Api) -> list[Any]:
@@ -103,7 +95,7 @@ def message_segments(message: WireMessage, api: Api, count: Count) -> list[Segme
     role = message.get("role")
     segments = []
     for position, unit in enumerate(_units(message, api)):
-        key = _digest([role, position == 0, without_cache_control(unit)])
+        key = content_digest([role, position == 0, without_cache_control(unit)])
         marked = api == "anthropic" and isinstance(unit, dict) and "cache_control" in unit
         segments.append(Segment(key, text_tokens(unit, count), marked))
     return segments
@@ -152,7 +144,7 @@ class WireSegmenter:
     def request(
         self, head: Segment, messages: Sequence[WireMessage], output_tokens: int = 0
     ) -> Request:
-        marked = set(user_turn_ends(messages)[-USER_TURN_BREAKPOINTS:])
+        marked = set(user_turn_ends(messages)[-ANTHROPIC_USER_BREAKPOINTS:])
         if self.api != "anthropic":
             marked = set()
         segments = [replace(head, breakpoint=self.api == "anthropic")]

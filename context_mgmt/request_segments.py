@@ -34,11 +34,13 @@ from gosling.providers.base import ToolSpec
 from gosling.providers.cache_cost import Request, Segment
 from gosling.providers.prompt_cache import CacheMechanism
 
-_ANTHROPIC_USER_BREAKPOINTS = 2
+ANTHROPIC_USER_BREAKPOINTS = 2
+"""gosling marks the last two user turns (`providers/anthropic.py`)."""
 _KEY_CACHE_SIZE = 65_536
 
 
-def _digest(value: Any) -> str:
+def content_digest(value: Any) -> str:
+    """A short key for JSON-able content: equal content, equal key."""
     text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
@@ -79,7 +81,7 @@ def anthropic_breakpoints(messages: Sequence[Message]) -> set[int]:
             turn_ends.append(mark)
         previous_role = message.role
     marked = [end for end in turn_ends if end is not None]
-    return set(marked[-_ANTHROPIC_USER_BREAKPOINTS:]) | anchors
+    return set(marked[-ANTHROPIC_USER_BREAKPOINTS:]) | anchors
 
 
 class RequestSegmenter:
@@ -96,7 +98,7 @@ class RequestSegmenter:
         if hit is not None and hit[0] is content:
             return hit[1]
         parts = [part.model_dump(mode="json") for part in content]
-        key = _digest([message.role, parts])
+        key = content_digest([message.role, parts])
         if len(self._keys) >= _KEY_CACHE_SIZE:
             del self._keys[next(iter(self._keys))]
         self._keys[id(content)] = (content, key)
@@ -107,7 +109,9 @@ class RequestSegmenter:
             self.counter.count_tools(tools) + REPLY_PRIMER_TOKENS
         )
         specs = [[t.name, t.description, t.input_schema] for t in tools]
-        return Segment(_digest([system, specs]), tokens, breakpoint=self.mechanism == "breakpoints")
+        return Segment(
+            content_digest([system, specs]), tokens, breakpoint=self.mechanism == "breakpoints"
+        )
 
     def request(
         self,
