@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +18,19 @@ needs_setpriv = pytest.mark.skipif(
     not sys.platform.startswith("linux") or shutil.which("setpriv") is None,
     reason="the exec guard needs Linux and util-linux's setpriv",
 )
+
+linux_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's"
+)
+
+
+def in_fresh_python(script: str, **options: Any) -> str:
+    """What `script` prints, run by a fresh interpreter (which can fork without threads)."""
+    done: subprocess.CompletedProcess[str] = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, **options
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
 
 
 @needs_setpriv
@@ -51,7 +65,7 @@ def test_the_pid_window_finds_a_marked_process_started_after_it_opened(tmp_path:
         later.wait()
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+@linux_only
 def test_without_setpriv_the_preexec_guard_still_runs_the_command(tmp_path: Path) -> None:
     """The fallback where util-linux's setpriv is missing: the hook arms the signal in the
     child and lets the command run while its parent is gosling."""
@@ -64,7 +78,7 @@ def test_without_setpriv_the_preexec_guard_still_runs_the_command(tmp_path: Path
     assert (tmp_path / "ran").exists()
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+@linux_only
 def test_without_setpriv_a_child_whose_gosling_is_gone_does_not_run_its_command() -> None:
     """The preexec guard run in a process whose parent is no longer the gosling that made
     it (here a newer process, as a subreaper that adopted it would be): the command must not
@@ -82,10 +96,7 @@ def test_without_setpriv_a_child_whose_gosling_is_gone_does_not_run_its_command(
         "    os._exit(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]))\n"
         "print(os.waitstatus_to_exitcode(os.waitpid(adopter, 0)[1]))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
-    )
-    assert done.stdout.strip() == "1", done.stderr
+    assert in_fresh_python(script) == "1"
 
 
 FAKE_PID = 1 << 23
@@ -168,10 +179,7 @@ def test_gosling_finds_older_marked_processes_but_never_itself(tmp_path: Path) -
             "from gosling.agent.sandbox.lifetime import marked_processes\n"
             "print(marked_processes('GOSLING_TEST_MARK', 'older-and-self'))\n"
         )
-        done = subprocess.run(
-            [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
-        )
-        assert done.stdout.strip() == str([older.pid]), done.stderr
+        assert in_fresh_python(script, env=env) == str([older.pid])
     finally:
         older.kill()
         older.wait()
@@ -194,7 +202,7 @@ def guard_with_only(
         lifetime._guard_tools.cache_clear()
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+@linux_only
 def test_without_setpriv_on_the_path_the_guard_falls_back_to_the_preexec_hook(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -203,7 +211,7 @@ def test_without_setpriv_on_the_path_the_guard_falls_back_to_the_preexec_hook(
     assert preexec is not None
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+@linux_only
 def test_without_setpriv_the_child_is_armed_to_be_killed_when_gosling_dies() -> None:
     """What the kernel holds for the child after the preexec hook: SIGKILL on parent death."""
     from gosling.agent.sandbox.lifetime import die_with_parent_hook
@@ -216,13 +224,10 @@ def test_without_setpriv_the_child_is_armed_to_be_killed_when_gosling_dies() -> 
         "ctypes.CDLL(None).prctl(2, ctypes.byref(sig), 0, 0, 0)  # PR_GET_PDEATHSIG\n"
         "print(signal.Signals(sig.value).name if sig.value > 0 else sig.value)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", ask], preexec_fn=hook, capture_output=True, text=True, timeout=60
-    )
-    assert done.stdout.strip() == "SIGKILL", done.stderr
+    assert in_fresh_python(ask, preexec_fn=hook) == "SIGKILL"
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+@linux_only
 def test_without_setpriv_a_child_adopted_by_an_older_process_does_not_run_its_command() -> None:
     """Gosling gone, the child is adopted by a subreaper started before it (a smaller pid, as
     init's is): the command must not start unwatched either."""
@@ -246,10 +251,7 @@ def test_without_setpriv_a_child_adopted_by_an_older_process_does_not_run_its_co
         "codes = [os.waitstatus_to_exitcode(os.wait()[1]) for _ in range(2)]\n"
         "print(sorted(codes))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
-    )
-    assert done.stdout.strip() == "[0, 1]", done.stderr
+    assert in_fresh_python(script) == "[0, 1]"
 
 
 @pytest.mark.skipif(
