@@ -17,6 +17,7 @@ from gosling.sessions import (
     SqliteSessionStore,
     StoreUnusable,
 )
+from tests.sessions.other_program import holding_write_lock
 
 
 def _fingerprint(directory: Path) -> dict[str, str]:
@@ -140,17 +141,12 @@ def test_a_newer_schema_is_refused_at_once_while_another_program_writes_to_it(
     """The newer gosling that wrote the file is mid-commit: the older one still says what is
     wrong (and waits for nothing) rather than reporting a locked database."""
     _populated(db_path)
-    newer = sqlite3.connect(db_path, isolation_level=None)
-    newer.execute(
-        "INSERT INTO schema_version (version, applied_at) VALUES (?, 0)", (LATEST_VERSION + 1,)
+    upgrade = (
+        "INSERT INTO schema_version (version, applied_at) VALUES (?, 0)",
+        (LATEST_VERSION + 1,),
     )
-    newer.execute("BEGIN IMMEDIATE")
-    try:
-        with pytest.raises(SchemaTooNew) as caught:
-            SqliteSessionStore(db_path, busy_timeout=0)
-    finally:
-        newer.execute("ROLLBACK")
-        newer.close()
+    with holding_write_lock(db_path, first=[upgrade]), pytest.raises(SchemaTooNew) as caught:
+        SqliteSessionStore(db_path, busy_timeout=0)
     assert "Upgrade gosling" in str(caught.value)
 
 

@@ -10,18 +10,14 @@ import pytest
 
 from gosling.sessions import SqliteSessionStore
 from gosling.sessions.errors import CorruptStore, StoreUnusable
+from tests.sessions.other_program import holding_write_lock
 
 
 def test_a_store_held_locked_by_another_program_is_not_called_corrupt(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
-    holder = sqlite3.connect(path, isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")  # a rollback-journal database, locked for writing
-    try:
-        with pytest.raises(StoreUnusable) as raised:
-            SqliteSessionStore(path, busy_timeout=0.05)
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
+    # A rollback-journal database, locked for writing.
+    with holding_write_lock(path, "BEGIN EXCLUSIVE"), pytest.raises(StoreUnusable) as raised:
+        SqliteSessionStore(path, busy_timeout=0.05)
     assert not isinstance(raised.value, CorruptStore)
     assert "database is locked" in str(raised.value)
     assert "Check that you can read and write the file" in str(raised.value)
