@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -67,6 +68,23 @@ def test_unscripted_request_gets_an_explanation_not_a_hang() -> None:
         status, body = post(f"{server.url}/v1/messages", {"model": "m", "messages": []})
     assert status == 400
     assert "no scripted turn left" in body["error"]["message"]
+
+
+def test_a_request_cut_off_mid_body_is_neither_recorded_nor_answered() -> None:
+    """A client killed between the headers and the end of its body sent no request."""
+    with FakeLLMServer([Turn(text="never sent")]) as server:
+        host, port = server.url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=5) as client:
+            client.sendall(
+                b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b'Content-Length: 400\r\n\r\n{"model": "m"'
+            )
+            client.shutdown(socket.SHUT_WR)
+            assert client.recv(100) == b""
+        status, reply = post(f"{server.url}/v1/messages", {"model": "m", "messages": []})
+        assert server.model_requests()[0].body == {"model": "m", "messages": []}
+    assert len(server.model_requests()) == 1
+    assert status == 200 and reply["content"][0]["text"] == "never sent"
 
 
 def test_control_routes_add_turns_and_list_requests() -> None:
