@@ -10,7 +10,9 @@ prefix from that message on, exactly as they would at the provider.
 
 Breakpoints follow `providers/anthropic.py`: the system prompt, and the last message of each
 of the last two user turns (consecutive messages of one role form one turn; messages with
-nothing to send are left out of turns; the per-turn context block never carries one).
+nothing to send are left out of turns; a per-turn context message never carries one). After
+the user's own text the block is part of that message (`with_turn_context`), so there the
+breakpoint covers it and the next request writes the user's text to the cache once more.
 Other mechanisms need no breakpoints.
 """
 

@@ -6,7 +6,8 @@ Wire mapping, both ways, happens only here:
   for tool use with extended thinking); thinking from other providers is dropped;
 - prompt-cache breakpoints sit on the system prompt (which also covers the tools before it)
   and on the last two user messages, so each turn reads the previous turn's prefix; the
-  per-turn context block (kind `TURN_CONTEXT_KIND`) stays after the last breakpoint; a user
+  per-turn context message (kind `TURN_CONTEXT_KIND`, sent after tool results) stays after
+  the last breakpoint (after the user's own text the block is inside that message); a user
   message the context pipeline marks `cache_anchor` (the end of what no trim will change)
   gets the fourth, so a trim further back than 20 blocks still reads everything before it;
 - usage: `input_tokens` counts everything, cache reads and writes included.
