@@ -4,6 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+SALVAGE = (
+    "Export the sessions you can still read (`gosling sessions export`), then move the file "
+    "aside; gosling starts a new one."
+)
+"""What to do about a damaged file that may still hold readable sessions."""
+MOVE_ASIDE = (
+    "Move it aside (for example rename it to sessions.db.broken) and gosling will start a new "
+    "one, or restore it from a backup."
+)
+"""What to do about a file with nothing gosling can read in it."""
+
 
 class SessionStoreError(Exception):
     """Base of every error the session store raises."""

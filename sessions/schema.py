@@ -15,12 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gosling.sessions.errors import CorruptStore, SchemaTooNew, StoreUnusable
-
-_MOVE_ASIDE = (
-    "Move it aside (for example rename it to sessions.db.broken) and gosling will start a new "
-    "one, or restore it from a backup."
-)
+from gosling.sessions.errors import MOVE_ASIDE, SALVAGE, CorruptStore, SchemaTooNew, StoreUnusable
 
 
 @dataclass(frozen=True)
@@ -123,7 +118,7 @@ def probe(path: Path) -> int:
     try:
         conn = sqlite3.connect(read_only_uri(path), uri=True, isolation_level=None)
     except sqlite3.Error as exc:
-        raise CorruptStore(path, f"SQLite cannot open it ({exc})", _MOVE_ASIDE) from exc
+        raise CorruptStore(path, f"SQLite cannot open it ({exc})", MOVE_ASIDE) from exc
     try:
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
         if tables and "schema_version" not in tables:
@@ -132,18 +127,31 @@ def probe(path: Path) -> int:
                 "it is an SQLite database, but not a gosling sessions database",
                 "Point GOSLING_HOME elsewhere or move the file aside.",
             )
-        if not tables:
-            return 0
-        found = int(conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] or 0)
+        found = 0
+        if tables:
+            found = int(conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] or 0)
         if found > LATEST_VERSION:
             raise SchemaTooNew(path, found, LATEST_VERSION)
+        if found < LATEST_VERSION:
+            _refuse_damage_before_migrating(conn, path, empty=not tables)
         return found
     except sqlite3.DatabaseError as exc:
         if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_NOTADB:
-            raise CorruptStore(path, "it is not an SQLite database", _MOVE_ASIDE) from exc
-        raise CorruptStore(path, f"SQLite cannot read it ({exc})", _MOVE_ASIDE) from exc
+            raise CorruptStore(path, "it is not an SQLite database", MOVE_ASIDE) from exc
+        raise CorruptStore(path, f"SQLite cannot read it ({exc})", MOVE_ASIDE) from exc
     finally:
         conn.close()
+
+
+def _refuse_damage_before_migrating(conn: sqlite3.Connection, path: Path, empty: bool) -> None:
+    """Migrating writes (the WAL switch rewrites the header before the schema is made), so a
+    file that is to be migrated is checked first: damage found later would leave it changed."""
+    problems = [row[0] for row in conn.execute("PRAGMA quick_check(3)")]
+    if problems == ["ok"]:
+        return
+    lines = [line for text in problems for line in text.splitlines() if not line.startswith("***")]
+    remedy = MOVE_ASIDE if empty else SALVAGE
+    raise CorruptStore(path, f"SQLite finds it damaged ({'; '.join(lines[:3])})", remedy)
 
 
 def migrate(conn: sqlite3.Connection, path: Path) -> None:

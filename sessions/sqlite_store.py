@@ -29,7 +29,7 @@ from typing import Any, Literal
 from gosling.conversation import Message, MessageMetadata
 from gosling.sessions import sqlite_rows as rows
 from gosling.sessions import write_errors
-from gosling.sessions.errors import CorruptStore, MessageConflict, StoreUnusable
+from gosling.sessions.errors import SALVAGE, CorruptStore, MessageConflict, StoreUnusable
 from gosling.sessions.locking import SessionLocks
 from gosling.sessions.records import (
     Session,
@@ -43,10 +43,6 @@ from gosling.sessions.schema import LATEST_VERSION, migrate, probe, read_only_ur
 
 DEFAULT_FILENAME = "sessions.db"
 _VALID_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
-_SALVAGE = (
-    "Export the sessions you can still read (`gosling sessions export`), then move the file "
-    "aside; gosling starts a new one."
-)
 
 
 def make_store_directory(path: Path) -> None:
@@ -129,7 +125,7 @@ class SqliteSessionStore:
             ) from exc
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise CorruptStore(self.path, f"SQLite cannot use it ({exc})", _SALVAGE) from exc
+            raise CorruptStore(self.path, f"SQLite cannot use it ({exc})", SALVAGE) from exc
         except BaseException:
             conn.close()
             raise
@@ -180,7 +176,7 @@ class SqliteSessionStore:
             except sqlite3.DatabaseError as exc:
                 if type(exc) is not sqlite3.DatabaseError:  # integrity, ...: not damage
                     raise
-                raise CorruptStore(self.path, f"SQLite reports damage ({exc})", _SALVAGE) from exc
+                raise CorruptStore(self.path, f"SQLite reports damage ({exc})", SALVAGE) from exc
 
     def _write(self, session_id: str | None = None) -> AbstractContextManager[sqlite3.Connection]:
         """A write transaction that takes the database's write lock up front."""

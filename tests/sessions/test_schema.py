@@ -150,9 +150,10 @@ def test_a_newer_schema_is_refused_at_once_while_another_program_writes_to_it(
     assert "Upgrade gosling" in str(caught.value)
 
 
-def test_an_empty_database_with_damaged_free_pages_is_called_damaged(db_path: Path) -> None:
-    """Another tool's database with its tables dropped reads as empty, so it gets the schema;
-    making the tables needs the free pages, and SQLite finds them damaged."""
+def test_an_empty_database_with_damaged_free_pages_is_refused_untouched(db_path: Path) -> None:
+    """Another tool's database with its tables dropped reads as empty, so it would get the
+    schema; making the tables needs the damaged free pages. It is refused before anything is
+    written (switching to WAL alone rewrites the header)."""
     db_path.parent.mkdir(parents=True)
     conn = sqlite3.connect(db_path)
     with conn:
@@ -168,12 +169,15 @@ def test_an_empty_database_with_damaged_free_pages_is_called_damaged(db_path: Pa
     data[(trunk - 1) * page_size : trunk * page_size] = b"\xff" * page_size
     db_path.write_bytes(bytes(data))
 
+    before = _fingerprint(db_path.parent)
+
     with pytest.raises(CorruptStore) as caught:
         SqliteSessionStore(db_path)
     message = str(caught.value)
     assert str(db_path) in message
-    assert "malformed" in message
-    assert "gosling sessions export" in message
+    assert "damaged (Main freelist:" in message
+    assert "Move it aside" in message and "The file was not modified." in message
+    assert _fingerprint(db_path.parent) == before
     conn = sqlite3.connect(db_path)
     assert conn.execute("SELECT name FROM sqlite_master").fetchall() == []  # nothing made
     conn.close()
