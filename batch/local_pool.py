@@ -159,7 +159,7 @@ class LocalPool:
                 outcome = worker.conn.recv()
             except (EOFError, OSError):
                 worker.process.join()
-                events.append(Lost(job, f"worker process died ({_how(worker.process)})"))
+                events.append(Lost(job, f"worker process died ({describe_exit(worker.process)})"))
                 self._discard(worker)
                 continue
             worker.job = None
@@ -220,7 +220,8 @@ def prepare_session_store() -> None:
         SqliteSessionStore.open_default(user_dirs().data).close()
 
 
-def _how(process: BaseProcess) -> str:
+def describe_exit(process: BaseProcess) -> str:
+    """How a worker process ended: the signal that killed it, or its exit status."""
     code = process.exitcode
     if code is not None and code < 0:
         return f"pid {process.pid}, killed by {signal.Signals(-code).name}"

@@ -443,6 +443,15 @@ JUDGED: dict[str, str] = {
         "harmless: the pool waits one second longer or shorter for its workers to exit on "
         "close before stopping them"
     ),
+    "batch/local_pool.py:34 NumberReplacer": (
+        "harmless: a worker whose task's timeout cancelled it has a second more or less to "
+        "wind the run down before it is killed; the task is recorded as timed out either way"
+    ),
+    "batch/scheduler.py:25 NumberReplacer": (
+        "harmless for 1.2: the driver looks at Ctrl-C every 1.2 s instead of 0.2 s, so a "
+        "cancel is seen a second later (-0.8 is caught: a backend refuses a negative wait, "
+        "as ray.wait does)"
+    ),
     "providers/retry.py:40 ReplaceTrueWithFalse": _FROZEN,
     "providers/retry.py:64 NumberReplacer": (
         "harmless for `>= -1`: a parsed retry-after is never below 0, and one built between "

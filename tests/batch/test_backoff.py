@@ -10,6 +10,8 @@ from collections.abc import AsyncGenerator, Callable
 from multiprocessing.sharedctypes import Synchronized
 from typing import Any
 
+import pytest
+
 from gosling.batch.backoff import BackoffClock, LocalBackoff, RayBackoff
 from gosling.providers import RateLimited, RetryPolicy, ServerError
 from gosling.providers.retry import call_with_retries, sharing_backoff, stream_with_retries
@@ -147,3 +149,18 @@ async def test_a_server_error_is_retried_without_pausing_the_other_workers() -> 
         assert await call_with_retries(call, policy) == "ok"
     assert failing.slept == [1.0]  # its own backoff
     assert LocalBackoff(until, clock=other.clock, sleep=other.sleep).remaining() == 0.0
+
+
+async def test_the_last_fraction_of_a_second_of_a_pause_is_waited_out_too() -> None:
+    """A worker that comes to its next call 0.4 s before the pause ends still waits those
+    0.4 s, on one machine and on Ray: calling early would meet the rate limit again."""
+    local, ray = FakeClock(), FakeClock()
+    until: Synchronized[float] = multiprocessing.get_context("spawn").Value("d", 0.0)
+    LocalBackoff(until, clock=local.clock).pause(0.4)
+    clock = BackoffClock(clock=ray.clock)
+    clock.pause(0.4)
+
+    await LocalBackoff(until, clock=local.clock, sleep=local.sleep).wait()
+    await RayBackoff(_InProcessActor(clock), sleep=ray.sleep).wait()
+
+    assert local.slept == [pytest.approx(0.4)] and ray.slept == [pytest.approx(0.4)]

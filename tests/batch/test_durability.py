@@ -37,6 +37,21 @@ def test_a_result_line_cut_short_by_a_crash_is_dropped_and_its_task_runs_again(
     assert [json.loads(line)["task_id"] for line in lines] == ["one", "two"]
 
 
+def test_blank_lines_in_the_results_hide_no_result_after_them(tmp_path: Path) -> None:
+    """A results file edited by hand (a failed line deleted, leaving it blank) still counts
+    every task after the blank line as done: none of them runs, or pays, a second time."""
+    out = tmp_path / "out"
+    out.mkdir()
+    line = {task: json.dumps({"task_id": task, "exit_code": 0}) + "\n" for task in "abc"}
+    (out / "results.jsonl").write_text(line["a"] + "\n" + line["b"] + "   \n" + line["c"])
+    backend = FakeBackend(1, lambda job: Finished(job, outcome(job)))
+
+    summary = scheduler(tmp_path, backend, tasks(*((t, None) for t in "abcd"))).run()
+
+    assert [j.task.id for j in backend.submitted] == ["d"]
+    assert (summary.skipped, summary.exit_code) == (3, 0)
+
+
 def test_a_damaged_result_line_is_named_by_its_number_and_nothing_runs(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()

@@ -4,12 +4,15 @@ real SDKs against the loopback fake server."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from gosling.batch.local_pool import describe_exit, die_with
 from tests.agent.sandbox.conditions import needs_bwrap
 from tests.batch.helpers import (
     batch_env,
@@ -293,9 +296,13 @@ def test_what_a_crashing_worker_prints_goes_to_workers_log(
     not to the batch's terminal: here the traceback Python's fault handler prints for a
     worker that crashed (SIGSEGV, from its task's setup the first time), which the user
     looks for there when the batch says the worker died."""
-    flag = tmp_path / "crashed"
+    flag, outputs = tmp_path / "crashed", tmp_path / "worker-outputs"
     server.add_conversation("[crash]", Turn(text="Survived."))
-    setup = f"test -e {flag} || {{ touch {flag}; kill -SEGV $PPID; }}"  # $PPID: the worker
+    # $PPID: the worker. Where its stdout and stderr point, then the crash the first time.
+    setup = (
+        f"readlink /proc/$PPID/fd/1 /proc/$PPID/fd/2 >> {outputs}; "
+        f"test -e {flag} || {{ touch {flag}; kill -SEGV $PPID; }}"
+    )
     tasks = write_tasks(
         tmp_path / "tasks.jsonl", [{"id": "crash", "prompt": "[crash] go", "setup": setup}]
     )
@@ -310,3 +317,50 @@ def test_what_a_crashing_worker_prints_goes_to_workers_log(
     log = (out / "logs" / "workers.log").read_text()
     assert "Fatal Python error: Segmentation fault" in log
     assert "Fatal Python error" not in run.stderr
+    # Both workers' own print()s too: never mixed into the batch's output.
+    pointed = outputs.read_text().split()
+    assert len(pointed) == 4 and set(pointed) == {str((out / "logs" / "workers.log").resolve())}
+
+
+def test_a_worker_killed_by_a_hangup_is_reported_as_killed_by_sighup(
+    tmp_path: Path, server: FakeLLMServer
+) -> None:
+    flag = tmp_path / "hung-up"
+    server.add_conversation("[hup]", Turn(text="Survived."))
+    setup = f"test -e {flag} || {{ touch {flag}; kill -HUP $PPID; }}"  # $PPID: the worker
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl", [{"id": "hup", "prompt": "[hup] go", "setup": setup}]
+    )
+
+    run = gosling_batch(tasks, tmp_path / "out", server, "--workers", "1")
+
+    assert run.returncode == 0, run.stderr
+    assert "hup: worker process died" in run.stderr and "killed by SIGHUP" in run.stderr
+    assert results(tmp_path / "out")["hup"]["attempts"] == 2
+
+
+@pytest.mark.parametrize("status", [0, 3])
+def test_a_worker_that_exits_by_itself_is_named_by_its_exit_status(status: int) -> None:
+    """Code in a task that calls sys.exit() ends its worker with a status, not a signal; the
+    batch names it (and goes on) instead of failing to name a signal 0."""
+    worker = multiprocessing.get_context("spawn").Process(target=sys.exit, args=(status,))
+    worker.start()
+    worker.join(60)
+
+    assert describe_exit(worker) == f"pid {worker.pid}, exit code {status}"
+
+
+def _armed_then_done(driver: int) -> None:
+    die_with(driver)
+
+
+def test_a_worker_armed_to_die_with_the_batch_still_ends_by_itself_when_done() -> None:
+    """The watch on the driver must not keep a finished worker alive: closing the pool
+    would otherwise wait out its grace and then kill every worker."""
+    worker = multiprocessing.get_context("spawn").Process(
+        target=_armed_then_done, args=(os.getpid(),)
+    )
+    worker.start()
+    worker.join(60)
+
+    assert worker.exitcode == 0

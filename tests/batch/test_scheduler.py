@@ -40,6 +40,8 @@ class FakeBackend:
             self.peak[key] = max(self.peak[key], count)
 
     def poll(self, timeout: float) -> list[Finished | Lost]:
+        if timeout < 0:  # as `ray.wait` does; the pool would spin
+            raise ValueError(f"poll timeout must be nonnegative, not {timeout}")
         self.on_poll()
         if not self.running:
             return []
