@@ -33,8 +33,10 @@ def gosling_batch(
     *args: str,
     env: dict[str, str] | None = None,
     base_url: str | None = None,
+    launcher: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "gosling", "batch", str(tasks), "-o", str(out)]
+    """`gosling batch` as a user runs it; `launcher` goes before the interpreter."""
+    command = [*launcher, sys.executable, "-m", "gosling", "batch", str(tasks), "-o", str(out)]
     command += ["--provider", "anthropic", "--model", "claude-sonnet-4-5"]
     command += ["--base-url", base_url or server.url, *args]
     return subprocess.run(

@@ -332,7 +332,10 @@ def test_a_worker_killed_by_a_hangup_is_reported_as_killed_by_sighup(
         tmp_path / "tasks.jsonl", [{"id": "hup", "prompt": "[hup] go", "setup": setup}]
     )
 
-    run = gosling_batch(tasks, tmp_path / "out", server, "--workers", "1")
+    # As from a terminal: under nohup (or a CI runner that ignores it) the workers inherit
+    # an ignored SIGHUP and are never hung up.
+    hangups = ["env", "--default-signal=HUP"]
+    run = gosling_batch(tasks, tmp_path / "out", server, "--workers", "1", launcher=hangups)
 
     assert run.returncode == 0, run.stderr
     assert "hup: worker process died" in run.stderr and "killed by SIGHUP" in run.stderr
