@@ -452,6 +452,23 @@ JUDGED: dict[str, str] = {
         "cancel is seen a second later (-0.8 is caught: a backend refuses a negative wait, "
         "as ray.wait does)"
     ),
+    "batch/local_pool.py:108 AddNot": (
+        "harmless: `gosling batch` starts the forkserver (with the SDKs preloaded) before "
+        "it makes the pool, so the pool's own start is a no-op there; a library caller's "
+        "workers would each import the SDKs instead, slower and with the same results"
+    ),
+    "batch/local_pool.py:191 ReplaceAndWithOr": (
+        "harmless: while a batch is being cancelled its idle workers get SIGTERM too and end "
+        "at once instead of at the hang-up; they hold no task"
+    ),
+    "batch/results.py:53 NumberReplacer": (
+        "equivalent for 32 -> 31 or 33 (0 -> 1 or -1 is caught): the lock file holds a pid "
+        "and a newline, far fewer bytes than either"
+    ),
+    "batch/scheduler.py:177 ReplaceComparisonOperator_GtE_Eq": (
+        "equivalent: no job is dispatched once the running count reaches the slots, so it "
+        "never passes them and `==` is `>=`"
+    ),
     "providers/retry.py:40 ReplaceTrueWithFalse": _FROZEN,
     "providers/retry.py:64 NumberReplacer": (
         "harmless for `>= -1`: a parsed retry-after is never below 0, and one built between "

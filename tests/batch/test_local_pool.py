@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from gosling.batch.local_pool import describe_exit, die_with
+from gosling.batch.local_pool import LocalPool, describe_exit, die_with
+from gosling.batch.tasks import TaskSpec
+from gosling.batch.worker import Job
 from tests.agent.sandbox.conditions import needs_bwrap
 from tests.batch.helpers import (
     batch_env,
@@ -367,3 +369,19 @@ def test_a_worker_armed_to_die_with_the_batch_still_ends_by_itself_when_done() -
     worker.join(60)
 
     assert worker.exitcode == 0
+
+
+def test_closing_the_pool_lets_its_workers_end_by_themselves(tmp_path: Path) -> None:
+    """Closing hangs up on every worker first, so they all end at once; a worker it had to
+    wait out (and then kill) would add its grace to the end of every batch."""
+    pool = LocalPool(2, tmp_path / "logs", [None])
+    for n in range(2):  # fail in their setup: no model needed, and each worker stays up
+        pool.submit(Job(TaskSpec(id=f"t{n}", prompt="p", setup="exit 3"), str(tmp_path / "w")))
+    finished: list[object] = []
+    while len(finished) < 2:
+        finished += pool.poll(60)
+    workers = [worker.process for worker in pool._workers]
+
+    pool.close()
+
+    assert len(workers) == 2 and [w.exitcode for w in workers] == [0, 0]

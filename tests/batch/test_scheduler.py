@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from gosling.batch.progress import PlainProgress
@@ -171,3 +172,19 @@ def test_a_result_line_says_when_its_task_started_and_how_long_it_took(tmp_path:
     result = json.loads(line)
     assert result["started_at"] == "1970-01-01T00:16:40+00:00"
     assert result["duration_ms"] == 2_500
+
+
+def test_the_summary_costs_what_its_tasks_cost(tmp_path: Path) -> None:
+    from gosling.batch.progress import summary_rows
+
+    prices = {"a": 0.25, "b": 0.5}
+
+    def priced(job: Job) -> Finished:
+        done = outcome(job)
+        return Finished(
+            job, replace(done, result={**done.result, "total_cost_usd": prices[job.task.id]})
+        )
+
+    summary = scheduler(tmp_path, FakeBackend(2, priced), tasks(("a", None), ("b", None))).run()
+
+    assert dict(summary_rows(summary))["cost"] == "$0.7500"
