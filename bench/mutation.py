@@ -160,6 +160,11 @@ _LAST_MODE = (
     '"workspace-write", so `>=` it is `==` it'
 )
 
+_OWN_FORKSERVER_START = (
+    "harmless: `gosling batch` starts the forkserver (with the SDKs preloaded) before it "
+    "makes the pool, so the pool's own start is a no-op there; a library caller's workers "
+    "would each import the SDKs instead, slower and with the same results"
+)
 JUDGED: dict[str, str] = {
     # Survivors read one by one and found equivalent (no behaviour changes) or harmless (a
     # size, speed or formatting detail no user meets). Keyed by where the mutant was when it
@@ -452,10 +457,12 @@ JUDGED: dict[str, str] = {
         "cancel is seen a second later (-0.8 is caught: a backend refuses a negative wait, "
         "as ray.wait does)"
     ),
-    "batch/local_pool.py:108 AddNot": (
-        "harmless: `gosling batch` starts the forkserver (with the SDKs preloaded) before "
-        "it makes the pool, so the pool's own start is a no-op there; a library caller's "
-        "workers would each import the SDKs instead, slower and with the same results"
+    "batch/local_pool.py:108 AddNot": _OWN_FORKSERVER_START,
+    "batch/local_pool.py:108 ReplaceComparisonOperator_Eq_Gt": _OWN_FORKSERVER_START,
+    "batch/local_pool.py:108 ReplaceComparisonOperator_Eq_Lt": _OWN_FORKSERVER_START,
+    "batch/local_pool.py:82 ExceptionReplacer": (
+        "harmless: a worker whose driver is gone before it could watch it ends with a "
+        "traceback in workers.log instead of killing itself; it ends either way"
     ),
     "batch/local_pool.py:191 ReplaceAndWithOr": (
         "harmless: while a batch is being cancelled its idle workers get SIGTERM too and end "

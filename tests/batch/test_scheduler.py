@@ -188,3 +188,21 @@ def test_the_summary_costs_what_its_tasks_cost(tmp_path: Path) -> None:
     summary = scheduler(tmp_path, FakeBackend(2, priced), tasks(("a", None), ("b", None))).run()
 
     assert dict(summary_rows(summary))["cost"] == "$0.7500"
+
+
+def test_a_task_on_an_unpriced_model_makes_the_summary_cost_a_lower_bound(
+    tmp_path: Path,
+) -> None:
+    from gosling.batch.progress import summary_rows
+
+    prices = {"a": 0.25, "b": None}
+
+    def priced(job: Job) -> Finished:
+        done = outcome(job)
+        return Finished(
+            job, replace(done, result={**done.result, "total_cost_usd": prices[job.task.id]})
+        )
+
+    summary = scheduler(tmp_path, FakeBackend(2, priced), tasks(("a", None), ("b", None))).run()
+
+    assert dict(summary_rows(summary))["cost"] == "$0.2500+ (some models unpriced)"
