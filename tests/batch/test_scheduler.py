@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from gosling.batch.progress import PlainProgress
 from gosling.batch.results import OutputDir
 from gosling.batch.scheduler import Finished, Lost, Scheduler
@@ -174,35 +176,23 @@ def test_a_result_line_says_when_its_task_started_and_how_long_it_took(tmp_path:
     assert result["duration_ms"] == 2_500
 
 
-def test_the_summary_costs_what_its_tasks_cost(tmp_path: Path) -> None:
-    from gosling.batch.progress import summary_rows
-
-    prices = {"a": 0.25, "b": 0.5}
-
-    def priced(job: Job) -> Finished:
-        done = outcome(job)
-        return Finished(
-            job, replace(done, result={**done.result, "total_cost_usd": prices[job.task.id]})
-        )
-
-    summary = scheduler(tmp_path, FakeBackend(2, priced), tasks(("a", None), ("b", None))).run()
-
-    assert dict(summary_rows(summary))["cost"] == "$0.7500"
-
-
-def test_a_task_on_an_unpriced_model_makes_the_summary_cost_a_lower_bound(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("price_of_b", "shown"),
+    [(0.5, "$0.7500"), (None, "$0.2500+ (some models unpriced)")],
+    ids=["priced", "an unpriced model: a lower bound"],
+)
+def test_the_summary_costs_what_its_tasks_cost(
+    tmp_path: Path, price_of_b: float | None, shown: str
 ) -> None:
     from gosling.batch.progress import summary_rows
 
-    prices = {"a": 0.25, "b": None}
+    prices = {"a": 0.25, "b": price_of_b}
 
     def priced(job: Job) -> Finished:
         done = outcome(job)
-        return Finished(
-            job, replace(done, result={**done.result, "total_cost_usd": prices[job.task.id]})
-        )
+        result = {**done.result, "total_cost_usd": prices[job.task.id]}
+        return Finished(job, replace(done, result=result))
 
     summary = scheduler(tmp_path, FakeBackend(2, priced), tasks(("a", None), ("b", None))).run()
 
-    assert dict(summary_rows(summary))["cost"] == "$0.2500+ (some models unpriced)"
+    assert dict(summary_rows(summary))["cost"] == shown
