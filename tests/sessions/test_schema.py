@@ -150,12 +150,25 @@ def test_a_newer_schema_is_refused_at_once_while_another_program_writes_to_it(
     assert "Upgrade gosling" in str(caught.value)
 
 
-def test_an_empty_database_with_damaged_free_pages_is_refused_untouched(db_path: Path) -> None:
-    """Another tool's database with its tables dropped reads as empty, so it would get the
-    schema; making the tables needs the damaged free pages. It is refused before anything is
-    written (switching to WAL alone rewrites the header)."""
+@pytest.mark.parametrize(
+    ("kept", "remedy"),
+    [
+        ((), "Move it aside"),
+        (("CREATE TABLE schema_version (version INTEGER PRIMARY KEY)",), "gosling sessions export"),
+    ],
+    ids=["nothing in it", "a gosling schema never finished"],
+)
+def test_a_database_to_migrate_with_damaged_free_pages_is_refused_untouched(
+    db_path: Path, kept: tuple[str, ...], remedy: str
+) -> None:
+    """Another tool's database with its tables dropped reads as empty (or one whose schema was
+    never recorded as made), so it would be migrated; making the tables needs the damaged free
+    pages. It is refused before anything is written (switching to WAL alone rewrites the
+    header), with the fix that fits what it holds."""
     db_path.parent.mkdir(parents=True)
     conn = sqlite3.connect(db_path)
+    for statement in kept:
+        conn.execute(statement)
     with conn:
         conn.execute("CREATE TABLE scratch (x)")
         conn.executemany("INSERT INTO scratch VALUES (?)", [("x" * 3000,) for _ in range(20)])
@@ -176,8 +189,5 @@ def test_an_empty_database_with_damaged_free_pages_is_refused_untouched(db_path:
     message = str(caught.value)
     assert str(db_path) in message
     assert "damaged (Main freelist:" in message
-    assert "Move it aside" in message and "The file was not modified." in message
+    assert remedy in message and "The file was not modified." in message
     assert _fingerprint(db_path.parent) == before
-    conn = sqlite3.connect(db_path)
-    assert conn.execute("SELECT name FROM sqlite_master").fetchall() == []  # nothing made
-    conn.close()
